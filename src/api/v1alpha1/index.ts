@@ -1,0 +1,2 @@
+export * from './crd.ts';
+export * from './transaction.ts';

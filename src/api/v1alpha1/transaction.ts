@@ -1,0 +1,298 @@
+/**
+ * The Transaction resource (tx.janus.io/v1alpha1): its schema, from which both the CRD manifest
+ * (see crd.ts) and the TypeScript types below are derived.
+ */
+import {
+  array,
+  boolean,
+  freeForm,
+  type Infer,
+  integer,
+  object,
+  string,
+  timestamp,
+  withDefault,
+} from '../schema.ts';
+
+export const GROUP = 'tx.janus.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'Transaction';
+export const PLURAL = 'transactions';
+export const SINGULAR = 'transaction';
+export const SHORT_NAMES = ['txn'] as const;
+
+/** Hard limit on changes per transaction; bounds status size and CEL validation cost. */
+export const MAX_CHANGES = 256;
+
+export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+export const PHASES = [
+  'Pending',
+  'Preparing',
+  'Prepared',
+  'Committing',
+  'Committed',
+  'RollingBack',
+  'RolledBack',
+  'Failed',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Go-style durations as accepted by CEL `duration()` and time.ParseDuration: "90s", "5m", "1h30m". */
+const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/**
+ * Kinds known to be cluster-scoped, by "<group>/<kind>" (core group: empty). For these the API
+ * server itself rejects a target namespace; other kinds are checked by the controller against
+ * discovery.
+ */
+export const KNOWN_CLUSTER_SCOPED = [
+  '/Namespace',
+  '/Node',
+  '/PersistentVolume',
+  'rbac.authorization.k8s.io/ClusterRole',
+  'rbac.authorization.k8s.io/ClusterRoleBinding',
+  'apiextensions.k8s.io/CustomResourceDefinition',
+  'storage.k8s.io/StorageClass',
+  'storage.k8s.io/CSIDriver',
+  'scheduling.k8s.io/PriorityClass',
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration',
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding',
+  'networking.k8s.io/IngressClass',
+  'node.k8s.io/RuntimeClass',
+  'apiregistration.k8s.io/APIService',
+] as const;
+
+const celList = (values: readonly string[]) => `[${values.map((v) => `'${v}'`).join(', ')}]`;
+
+/** CEL: the group part of an apiVersion ("" for the core group). */
+const groupOf = (v: string) => `(${v}.contains('/') ? ${v}.split('/')[0] : '')`;
+
+const target = object(
+  {
+    apiVersion: string({
+      description: 'API version of the target, e.g. "v1" or "apps/v1".',
+      minLength: 1,
+      maxLength: 317,
+      pattern: '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?v[0-9]+((alpha|beta)[0-9]+)?$',
+    }),
+    kind: string({
+      description: 'Kind of the target, e.g. "ConfigMap".',
+      minLength: 1,
+      maxLength: 63,
+      pattern: '^[A-Z][A-Za-z0-9]*$',
+    }),
+    name: string({
+      description: 'Name of the target.',
+      minLength: 1,
+      maxLength: 253,
+      pattern: DNS_SUBDOMAIN,
+    }),
+    namespace: string({
+      description:
+        "Namespace of the target. Defaults to the Transaction's namespace; must be empty for cluster-scoped kinds.",
+      maxLength: 63,
+      pattern: DNS_LABEL,
+    }),
+  },
+  {
+    required: ['apiVersion', 'kind', 'name'],
+    validations: [
+      {
+        rule: `!has(self.__namespace__) || !((${groupOf('self.apiVersion')} + '/' + self.kind) in ${celList(KNOWN_CLUSTER_SCOPED)})`,
+        message: 'namespace must not be set for a cluster-scoped kind',
+        fieldPath: '.namespace',
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  },
+);
+
+const change = object(
+  {
+    target,
+    type: string({ description: 'What to do to the target.', enum: CHANGE_TYPES }),
+    content: freeForm({
+      description:
+        'The manifest to create, the full object to replace the target with, or the fields to server-side apply. Forbidden for Delete.',
+    }),
+  },
+  {
+    required: ['target', 'type'],
+    validations: [
+      {
+        rule: "self.type == 'Delete' ? !has(self.content) : has(self.content)",
+        messageExpression:
+          "self.type == 'Delete' ? 'content is forbidden for a Delete change' : 'content is required for a ' + self.type + ' change'",
+        fieldPath: '.content',
+      },
+    ],
+  },
+);
+
+/** CEL: a target's identity: group, kind, namespace (empty means the Transaction's), name. */
+const targetKey = (v: string) =>
+  `${groupOf(`${v}.target.apiVersion`)} + '/' + ${v}.target.kind + '/' + (has(${v}.target.__namespace__) ? ${v}.target.__namespace__ : '') + '/' + ${v}.target.name`;
+
+export const transactionSpecSchema = object(
+  {
+    serviceAccountName: string({
+      description:
+        "The ServiceAccount, in the Transaction's namespace, that every read and write of a target runs as.",
+      minLength: 1,
+      maxLength: 253,
+      pattern: DNS_SUBDOMAIN,
+    }),
+    lockTimeout: withDefault(
+      string({
+        description:
+          'Duration of each lock Lease; a lock held by a dead controller frees after it. Minimum 1s.',
+        pattern: DURATION_PATTERN,
+        maxLength: 32,
+        validations: [
+          { rule: "duration(self) >= duration('1s')", message: 'lockTimeout must be at least 1s' },
+        ],
+      }),
+      '5m',
+    ),
+    timeout: withDefault(
+      string({
+        description: 'Deadline for the whole transaction, from its start. Minimum 1s.',
+        pattern: DURATION_PATTERN,
+        maxLength: 32,
+        validations: [{ rule: "duration(self) >= duration('1s')", message: 'timeout must be at least 1s' }],
+      }),
+      '30m',
+    ),
+    changes: array(change, {
+      description: 'The changes, applied in list order and rolled back in reverse order.',
+      minItems: 1,
+      maxItems: MAX_CHANGES,
+      listType: 'atomic',
+      validations: [
+        {
+          // distinct() keeps this within the API server's CEL cost budget at 256 items; a pairwise
+          // exists_one() comparison does not.
+          rule: `self.map(c, ${targetKey('c')}).distinct().size() == self.size()`,
+          message: 'two changes have the same target; each resource may appear in one change only',
+        },
+      ],
+    }),
+  },
+  {
+    required: ['serviceAccountName', 'changes'],
+    validations: [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+  },
+);
+
+const itemStatus = object({
+  target: string({ description: 'The target, as "<apiVersion> <kind> <namespace>/<name>".' }),
+  type: string({ enum: CHANGE_TYPES }),
+  prepared: boolean(),
+  committed: boolean(),
+  rolledBack: boolean(),
+  resourceVersion: string({
+    description: 'The resourceVersion seen at prepare; empty if the target did not exist.',
+  }),
+  committedResourceVersion: string({
+    description: "The target's resourceVersion right after this change was applied.",
+  }),
+  lease: string({ description: 'The lock Lease, as "<namespace>/<name>".' }),
+  conflict: boolean({
+    description: 'Rollback left this item alone because someone else changed it after commit.',
+  }),
+  error: string(),
+});
+
+const condition = object(
+  {
+    type: string({ minLength: 1, maxLength: 316 }),
+    status: string({ enum: ['True', 'False', 'Unknown'] }),
+    reason: string({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+    message: string({ maxLength: 32768 }),
+    lastTransitionTime: timestamp(),
+    observedGeneration: integer({ minimum: 0, format: 'int64' }),
+  },
+  { required: ['type', 'status', 'reason', 'lastTransitionTime'] },
+);
+
+export const transactionStatusSchema = object({
+  phase: string({ enum: PHASES }),
+  observedGeneration: integer({ format: 'int64' }),
+  progress: string({ description: 'Committed changes over total, e.g. "3/10".' }),
+  items: array(itemStatus, { maxItems: MAX_CHANGES, listType: 'atomic' }),
+  rollbackRef: string({ description: 'Name of the rollback store ConfigMap.' }),
+  startedAt: timestamp(),
+  deadline: timestamp({ description: 'When the current attempt times out.' }),
+  completedAt: timestamp(),
+  recoveryAttempts: integer({ minimum: 0, description: 'Automatic rollback attempts made from Failed.' }),
+  nextRecoveryAt: timestamp(),
+  conditions: array(condition, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
+  source: object({
+    repository: string(),
+    revision: string({ description: '"<branch>@sha1:<commit>"' }),
+    path: string(),
+  }),
+});
+
+export type TransactionSpec = Infer<typeof transactionSpecSchema>;
+export type Change = TransactionSpec['changes'][number];
+export type ChangeTarget = Change['target'];
+export type TransactionStatus = Infer<typeof transactionStatusSchema>;
+export type ItemStatus = NonNullable<TransactionStatus['items']>[number];
+export type Condition = NonNullable<TransactionStatus['conditions']>[number];
+export type TransactionSource = NonNullable<TransactionStatus['source']>;
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface Transaction {
+  apiVersion: typeof API_VERSION;
+  kind: typeof KIND;
+  metadata: ObjectMeta;
+  spec: TransactionSpec;
+  status?: TransactionStatus;
+}
+
+/** Annotations users set; both are one-shot and removed by the controller. */
+export const ANNOTATION_REQUEST_ROLLBACK = `${GROUP}/request-rollback`;
+export const ANNOTATION_RETRY_ROLLBACK = `${GROUP}/retry-rollback`;
+
+/** Annotations the Git materializer sets when it creates a Transaction. */
+export const ANNOTATION_SOURCE_REPOSITORY = `${GROUP}/source-repository`;
+export const ANNOTATION_SOURCE_REVISION = `${GROUP}/source-revision`;
+export const ANNOTATION_SOURCE_PATH = `${GROUP}/source-path`;
+/** Position of the source commit on the watched branch; orders contested locks. */
+export const ANNOTATION_SOURCE_SEQUENCE = `${GROUP}/source-sequence`;
+
+export const FINALIZER = `${GROUP}/lease-cleanup`;
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'janus';
+export const LABEL_TRANSACTION = `${GROUP}/transaction`;
+export const LABEL_TRANSACTION_UID = `${GROUP}/transaction-uid`;

@@ -1,0 +1,98 @@
+/** Errors from the Kubernetes API, parsed from its Status body so callers can branch on `reason`. */
+
+export interface StatusCause {
+  type?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusBody {
+  kind?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: StatusCause[];
+    retryAfterSeconds?: number;
+  };
+}
+
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+  readonly status: number;
+  readonly reason: string;
+  readonly details: StatusBody['details'];
+  readonly method: string;
+  readonly path: string;
+
+  constructor(method: string, path: string, status: number, body: StatusBody | undefined, fallbackText = '') {
+    const reason = body?.reason ?? reasonForStatus(status);
+    const message = body?.message ?? (fallbackText.trim().slice(0, 500) || `HTTP ${status}`);
+    super(`${method} ${path}: ${status} ${reason}: ${message}`);
+    this.status = status;
+    this.reason = reason;
+    this.details = body?.details;
+    this.method = method;
+    this.path = path;
+  }
+
+  /** The server's message alone, for conditions and events. */
+  get serverMessage(): string {
+    const prefix = `${this.method} ${this.path}: ${this.status} ${this.reason}: `;
+    return this.message.startsWith(prefix) ? this.message.slice(prefix.length) : this.message;
+  }
+}
+
+function reasonForStatus(status: number): string {
+  switch (status) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
+  }
+}
+
+const hasStatus = (e: unknown, status: number): e is KubeApiError =>
+  e instanceof KubeApiError && e.status === status;
+
+export const isNotFound = (e: unknown): e is KubeApiError => hasStatus(e, 404);
+export const isForbidden = (e: unknown): e is KubeApiError => hasStatus(e, 403);
+export const isGone = (e: unknown): e is KubeApiError => hasStatus(e, 410);
+export const isInvalid = (e: unknown): e is KubeApiError => hasStatus(e, 422);
+export const isAlreadyExists = (e: unknown): e is KubeApiError =>
+  hasStatus(e, 409) && e.reason === 'AlreadyExists';
+/** A stale resourceVersion or failed precondition: someone else wrote first. */
+export const isConflict = (e: unknown): e is KubeApiError =>
+  hasStatus(e, 409) && e.reason !== 'AlreadyExists';
+
+/** Errors worth retrying unchanged: throttling, server trouble, and the network. */
+export function isTransient(e: unknown): boolean {
+  if (e instanceof KubeApiError) return e.status === 429 || e.status >= 500;
+  return e instanceof Error && !(e instanceof KubeApiError);
+}

@@ -1,0 +1,10 @@
+// Identical to etcd's own server/main.go.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }

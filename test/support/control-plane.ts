@@ -1,0 +1,260 @@
+/**
+ * Starts a real Kubernetes control plane for tests: etcd, kube-apiserver (RBAC on, static-token
+ * authentication) and kube-controller-manager (garbage collector and namespace controllers only),
+ * built from upstream Go modules by test/kube-testenv/build.sh. Everything listens on 127.0.0.1 on
+ * free ports and lives in one temporary directory; stop() ends every process it started, and a
+ * watchdog ends them too if the process that started them dies without stopping them.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { stringify } from 'yaml';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The identities every test run has, each with its own kubeconfig. */
+export const IDENTITIES = {
+  /** Cluster admin (system:masters): test fixtures only. */
+  admin: { user: 'janus-test-admin', groups: ['system:masters'] },
+  /** The controller, bound only by the RBAC in manifests/ (it is named like the ServiceAccount there). */
+  controller: {
+    user: 'system:serviceaccount:janus-system:janus-controller',
+    groups: ['system:serviceaccounts', 'system:serviceaccounts:janus-system'],
+  },
+  /** A user with no permissions at all. */
+  alice: { user: 'alice', groups: [] as string[] },
+} as const;
+
+export type Identity = keyof typeof IDENTITIES;
+
+export interface ControlPlane {
+  readonly server: string;
+  readonly caData: string;
+  readonly dir: string;
+  /** Path of a kubeconfig per identity. */
+  readonly kubeconfigs: Record<Identity, string>;
+  readonly tokens: Record<Identity, string>;
+  /** PIDs of etcd, kube-apiserver and kube-controller-manager. */
+  readonly pids: number[];
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Folder holding etcd, kube-apiserver and kube-controller-manager. */
+  binDir: string;
+  /** Seconds to wait for readiness. */
+  readyTimeoutSeconds?: number;
+}
+
+/** Builds the control plane if needed (cached outside the repo) and returns the binary folder. */
+export function buildControlPlane(): string {
+  const out = execFileSync('bash', [join(repoRoot, 'test/kube-testenv/build.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  return out.trim().split('\n').pop() ?? '';
+}
+
+export async function startControlPlane(opts: StartOptions): Promise<ControlPlane> {
+  const dir = await mkdtemp(join(tmpdir(), 'janus-kube-'));
+  const children: ChildProcess[] = [];
+  const watchdog = startWatchdog(dir);
+  const stop = async () => {
+    // Reverse start order: controller-manager, apiserver, etcd.
+    for (const child of [...children].reverse()) await terminate(child);
+    watchdog.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const [etcdPort, etcdPeerPort, apiPort] = await freePorts(3);
+    const tokens = {
+      admin: randomBytes(24).toString('hex'),
+      controller: randomBytes(24).toString('hex'),
+      alice: randomBytes(24).toString('hex'),
+    } satisfies Record<Identity, string>;
+    await writeFile(
+      join(dir, 'tokens.csv'),
+      Object.entries(IDENTITIES)
+        .map(([id, { user, groups }]) => `${tokens[id as Identity]},${user},uid-${id},"${groups.join(',')}"`)
+        .join('\n'),
+    );
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
+    await writeFile(join(dir, 'sa.key'), privateKey, { mode: 0o600 });
+    await mkdir(join(dir, 'etcd'), { mode: 0o700 });
+
+    const launch = (name: string, args: string[]) => {
+      const child = spawn(join(opts.binDir, name), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const log = createWriteStream(join(dir, `${name}.log`));
+      child.stdout?.pipe(log);
+      child.stderr?.pipe(log);
+      children.push(child);
+      watchdog.stdin?.write(`${child.pid}\n`);
+      return child;
+    };
+    const deadline = Date.now() + (opts.readyTimeoutSeconds ?? 120) * 1000;
+
+    const etcd = launch('etcd', [
+      '--name=janus-test',
+      `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--advertise-client-urls=http://127.0.0.1:${etcdPort}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-cluster=janus-test=http://127.0.0.1:${etcdPeerPort}`,
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ]);
+    await waitFor('etcd', etcd, dir, deadline, async () => {
+      const res = await request(`http://127.0.0.1:${etcdPort}/health`);
+      return res.statusCode === 200 && (await res.body.text()).includes('"true"');
+    });
+
+    const apiserver = launch('kube-apiserver', [
+      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      `--cert-dir=${join(dir, 'pki')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(dir, 'sa.key')}`,
+      `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      '--disable-admission-plugins=ServiceAccount',
+      '--allow-privileged=true',
+      '--profiling=false',
+    ]);
+    let tls: Agent | undefined;
+    const server = `https://127.0.0.1:${apiPort}`;
+    await waitFor('kube-apiserver', apiserver, dir, deadline, async () => {
+      tls ??= new Agent({ connect: { ca: await readFile(join(dir, 'pki/apiserver.crt'), 'utf8') } });
+      const headers = { authorization: `Bearer ${tokens.admin}` };
+      const ready = await request(`${server}/readyz`, { dispatcher: tls, headers });
+      await ready.body.dump();
+      if (ready.statusCode !== 200) return false;
+      // The bootstrap controller creates the default namespace shortly after /readyz.
+      const ns = await request(`${server}/api/v1/namespaces/default`, { dispatcher: tls, headers });
+      await ns.body.dump();
+      return ns.statusCode === 200;
+    });
+    await tls?.close();
+
+    const caData = Buffer.from(await readFile(join(dir, 'pki/apiserver.crt'))).toString('base64');
+    const kubeconfigs = {} as Record<Identity, string>;
+    for (const id of Object.keys(IDENTITIES) as Identity[]) {
+      kubeconfigs[id] = join(dir, `${id}.kubeconfig`);
+      await writeFile(kubeconfigs[id], kubeconfigYaml(server, caData, id, tokens[id]), { mode: 0o600 });
+    }
+
+    launch('kube-controller-manager', [
+      `--kubeconfig=${kubeconfigs.admin}`,
+      '--controllers=garbage-collector-controller,namespace-controller',
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=0',
+      '--concurrent-gc-syncs=5',
+    ]);
+    const pids = children.map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
+    return { server, caData, dir, kubeconfigs, tokens, pids, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+export function kubeconfigYaml(server: string, caData: string, user: string, token: string): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'janus-test', cluster: { server, 'certificate-authority-data': caData } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: user, context: { cluster: 'janus-test', user } }],
+    'current-context': user,
+  });
+}
+
+async function waitFor(
+  name: string,
+  child: ChildProcess,
+  dir: string,
+  deadline: number,
+  ready: () => Promise<boolean>,
+): Promise<void> {
+  let lastError = '';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${await tail(dir, name)}`);
+    }
+    try {
+      if (await ready()) return;
+    } catch (e) {
+      lastError = (e as Error).message; // not listening yet, or certificate not written yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${name} was not ready in time (${lastError}):\n${await tail(dir, name)}`);
+}
+
+async function tail(dir: string, name: string): Promise<string> {
+  const text = await readFile(join(dir, `${name}.log`), 'utf8').catch(() => '');
+  return text.split('\n').slice(-40).join('\n');
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * A detached shell that outlives us only to clean up: it reads child PIDs on stdin and, when
+ * our process is gone (killed, crashed, Ctrl-C during setup), kills them and removes the folder.
+ */
+function startWatchdog(dir: string): ChildProcess {
+  const script = `
+    pids=""
+    while kill -0 ${process.pid} 2>/dev/null; do
+      if read -t 1 pid; then pids="$pids $pid"; else sleep 1; fi
+    done
+    if [ -n "$pids" ]; then kill -TERM $pids 2>/dev/null; sleep 3; kill -KILL $pids 2>/dev/null; fi
+    rm -rf '${dir}'`;
+  const child = spawn('bash', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  child.unref();
+  return child;
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const s = createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => {
+    const addr = s.address();
+    if (!addr || typeof addr === 'string') throw new Error('no port');
+    return addr.port;
+  });
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}

@@ -1,0 +1,15 @@
+/** vitest globalSetup of the integration project: one cluster per run, shared by every test file. */
+import type { TestProject } from 'vitest/node';
+import { type KubeTestInfo, startTestEnvironment } from './test-env.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kube: KubeTestInfo;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const env = await startTestEnvironment();
+  project.provide('kube', env.info);
+  return () => env.stop();
+}
