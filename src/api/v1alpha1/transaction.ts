@@ -2,6 +2,7 @@
  * The Transaction resource (tx.janus.io/v1alpha1): its schema, from which both the CRD manifest
  * (see crd.ts) and the TypeScript types below are derived.
  */
+import type { ObjectMeta } from '../../kube/resources.ts';
 import {
   array,
   boolean,
@@ -248,29 +249,7 @@ export type TransactionStatus = Infer<typeof transactionStatusSchema>;
 export type ItemStatus = NonNullable<TransactionStatus['items']>[number];
 export type Condition = NonNullable<TransactionStatus['conditions']>[number];
 export type TransactionSource = NonNullable<TransactionStatus['source']>;
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-}
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type { ObjectMeta };
 
 export interface Transaction {
   apiVersion: typeof API_VERSION;
