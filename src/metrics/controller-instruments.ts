@@ -1,0 +1,32 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { RECONCILE_BUCKETS } from './buckets.ts';
+import { RECONCILE_RESULTS } from './labels.ts';
+
+/** The saga controller's loop and its leader election. */
+export function controllerInstruments(registry: Registry) {
+  const registers = [registry];
+  const instruments = {
+    reconciles: new Counter({
+      name: 'janus_reconcile_total',
+      help: 'Reconciles of Transaction resources, by result.',
+      labelNames: ['result'] as const,
+      registers,
+    }),
+    reconcileDuration: new Histogram({
+      name: 'janus_reconcile_duration_seconds',
+      help: 'Time taken by one reconcile of one Transaction.',
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    }),
+    leader: new Gauge({
+      name: 'janus_leader',
+      help: '1 while this replica holds the leader Lease and runs transactions, else 0.',
+      registers,
+    }),
+  };
+
+  for (const result of RECONCILE_RESULTS) instruments.reconciles.inc({ result }, 0);
+  return instruments;
+}
+
+export type ControllerInstruments = ReturnType<typeof controllerInstruments>;

@@ -1,0 +1,32 @@
+/**
+ * The closed sets of label values Janus records. Every label is an enumeration, never an object
+ * name, so the number of series stays bounded however many transactions run.
+ */
+import type { Phase } from '../api/v1alpha1/index.ts';
+
+/** How a transaction ended: the terminal phases. */
+export const TRANSACTION_OUTCOMES = ['Committed', 'RolledBack', 'Failed'] as const satisfies readonly Phase[];
+export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[number];
+
+/** Saga steps on one item (one target resource) of a transaction. */
+export const ITEM_OPERATIONS = ['prepare', 'dryrun', 'commit', 'rollback'] as const;
+export type ItemOperation = (typeof ITEM_OPERATIONS)[number];
+
+/** Steps on the Lease that locks a target resource. */
+export const LOCK_OPERATIONS = ['acquire', 'renew', 'release', 'takeover', 'wait'] as const;
+export type LockOperation = (typeof LOCK_OPERATIONS)[number];
+
+/** `conflict` is a lost race (HTTP 409, a Lease held by another transaction), not a failure. */
+export const OPERATION_RESULTS = ['success', 'conflict', 'error'] as const;
+export type OperationResult = (typeof OPERATION_RESULTS)[number];
+
+export const GIT_POLL_RESULTS = ['success', 'error'] as const;
+export type GitPollResult = (typeof GIT_POLL_RESULTS)[number];
+
+/** `rejected` is a non-fast-forward refusal (someone else pushed first); the writer retries. */
+export const GIT_PUSH_RESULTS = ['success', 'rejected', 'error'] as const;
+export type GitPushResult = (typeof GIT_PUSH_RESULTS)[number];
+
+/** `requeue` is a reconcile that succeeded but asked to run again later (a wait, a deadline). */
+export const RECONCILE_RESULTS = ['success', 'error', 'requeue'] as const;
+export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];

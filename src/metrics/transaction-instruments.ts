@@ -1,0 +1,54 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { ITEM_COUNT_BUCKETS, TRANSACTION_DURATION_BUCKETS } from './buckets.ts';
+import { ITEM_OPERATIONS, LOCK_OPERATIONS, OPERATION_RESULTS, TRANSACTION_OUTCOMES } from './labels.ts';
+
+/** The saga's metrics, except the active gauge (see active-transactions.ts). */
+export function transactionInstruments(registry: Registry) {
+  const registers = [registry];
+  const instruments = {
+    transitions: new Counter({
+      name: 'janus_transaction_phase_transitions_total',
+      help: 'Transaction phase changes made by the controller, by phase left and phase entered.',
+      labelNames: ['from_phase', 'to_phase'] as const,
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'janus_transaction_duration_seconds',
+      help: 'Time from a transaction leaving Pending to reaching a terminal phase, by outcome.',
+      labelNames: ['outcome'] as const,
+      buckets: TRANSACTION_DURATION_BUCKETS,
+      registers,
+    }),
+    itemOperations: new Counter({
+      name: 'janus_item_operations_total',
+      help: 'Saga steps on single target resources, by step and result.',
+      labelNames: ['operation', 'result'] as const,
+      registers,
+    }),
+    lockOperations: new Counter({
+      name: 'janus_lock_operations_total',
+      help: 'Operations on the Leases that lock target resources, by operation and result.',
+      labelNames: ['operation', 'result'] as const,
+      registers,
+    }),
+    itemCount: new Histogram({
+      name: 'janus_transaction_item_count',
+      help: 'Number of changes in each transaction the controller started.',
+      buckets: ITEM_COUNT_BUCKETS,
+      registers,
+    }),
+  };
+
+  // Series with a small, known label set start at zero, so rate() and absent() work from the
+  // first scrape. Transitions are left sparse: most of the 64 phase pairs never happen.
+  for (const outcome of TRANSACTION_OUTCOMES) instruments.duration.zero({ outcome });
+  for (const operation of ITEM_OPERATIONS) {
+    for (const result of OPERATION_RESULTS) instruments.itemOperations.inc({ operation, result }, 0);
+  }
+  for (const operation of LOCK_OPERATIONS) {
+    for (const result of OPERATION_RESULTS) instruments.lockOperations.inc({ operation, result }, 0);
+  }
+  return instruments;
+}
+
+export type TransactionInstruments = ReturnType<typeof transactionInstruments>;

@@ -1,0 +1,63 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Logger, silentLogger } from '../log/index.ts';
+import type { WebhookRequestHandler } from '../webhook/index.ts';
+import { gracefulClose } from './graceful-close.ts';
+import type { HealthChecks } from './health.ts';
+import { type MetricsSource, opsRequestHandler } from './routes.ts';
+
+export interface OpsServerOptions {
+  /** 0 picks a free port (tests); read the result from `url`. */
+  readonly port: number;
+  /** Default `0.0.0.0`: the kubelet probes the pod IP, and Prometheus scrapes it. */
+  readonly host?: string | undefined;
+  readonly metrics: MetricsSource;
+  readonly health: HealthChecks;
+  /** Mounted at `/webhook` and `/webhook/<provider>` when given. */
+  readonly webhook?: WebhookRequestHandler | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+export interface OpsServer {
+  /** Where it listens, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Stops accepting, ends keep-alive connections, and waits (up to 5 s) for requests in flight. */
+  close(): Promise<void>;
+}
+
+/** In-flight requests get this long to finish on close before their connections are cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * The operations endpoint: `GET /metrics`, `GET /healthz` (also `/livez`), `GET /readyz`, and
+ * the webhook receiver. Resolves once listening; rejects if the port cannot be bound.
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const logger = (options.logger ?? silentLogger()).child({ component: 'ops-server' });
+  const server = createServer(
+    opsRequestHandler({ metrics: options.metrics, health: options.health, webhook: options.webhook, logger }),
+  );
+  const close = gracefulClose(server, CLOSE_GRACE_MS);
+  // The webhook path faces the Internet: do not let slow clients hold sockets open for minutes.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (error) => logger.error({ err: error }, 'operations server error'));
+
+  const url = urlOf(server.address() as AddressInfo);
+  logger.info({ url }, 'operations server listening');
+
+  return { url, close };
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
