@@ -1,0 +1,282 @@
+/**
+ * A list+watch cache of one resource collection, with client-go's reflector semantics and none of
+ * client-node's informer defects: handlers cannot break the loop, reconnects back off, streams
+ * are bounded by the server and by a stall timer, and a 410 relists and reports what vanished.
+ *
+ *   LIST (paged) ──► WATCH from its resourceVersion ──► stream ends ──► WATCH from the last seen
+ *         ▲                                                  │          resourceVersion
+ *         └────────────── 410 Gone (HTTP or ERROR event) ────┘
+ */
+import type { KubeClient, Query, WatchEvent } from '../kube/client.ts';
+import { isGone, KubeApiError, type StatusBody } from '../kube/errors.ts';
+import type { KubeObject, ObjectList } from '../kube/resources.ts';
+import { type Logger, silentLogger } from '../log/index.ts';
+import { type BackoffPolicy, backoffDelay, jitterUp, type Random } from './backoff.ts';
+import { guardHooks } from './guard-hooks.ts';
+import { type CacheChange, ObjectCache, objectKey } from './object-cache.ts';
+import { sleep } from './sleep.ts';
+
+/** What the informer needs of a KubeClient; tests may wrap one to cut or age its watches. */
+export type ListWatchClient = Pick<KubeClient, 'request' | 'watch'>;
+
+/**
+ * Synchronous callbacks: they should only enqueue keys. A throw (or a rejected promise from an
+ * async callback) is logged and never stops the informer.
+ */
+export interface InformerHandlers<T> {
+  onAdd?(obj: T, key: string): void;
+  /** Also called with old === obj for every cached object at each resync. */
+  onUpdate?(old: T, obj: T, key: string): void;
+  /** `obj` is the last known state; after a relist it may predate the actual deletion. */
+  onDelete?(obj: T, key: string): void;
+}
+
+/** Why a watch stream ended: the server's timeout, 410 Gone, another error, or no data for too long. */
+export type WatchEndReason = 'closed' | 'gone' | 'error' | 'stalled';
+
+/** Counters for metrics; the caller binds them to its registry and labels. */
+export interface InformerMetrics {
+  list?(): void;
+  watchRestart?(reason: WatchEndReason): void;
+  event?(type: WatchEvent['type']): void;
+}
+
+export interface InformerOptions<T extends KubeObject> {
+  client: ListWatchClient;
+  /** Collection path, e.g. `/apis/tx.janus.io/v1alpha1/transactions` or a namespaced one. */
+  path: string;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  handlers?: InformerHandlers<T> | undefined;
+  /** Applied before caching, e.g. dropManagedFields, to keep memory down. */
+  transform?: ((obj: T) => T) | undefined;
+  /** Period of re-emitting every cached object as an update; 0 disables. Default 5 min. */
+  resyncPeriodMs?: number | undefined;
+  /** LIST page size. Default 500. */
+  pageSize?: number | undefined;
+  /** Server-side watch timeout, stretched by up to 10 % at random. Default 300 s. */
+  watchTimeoutSeconds?: number | undefined;
+  /** Reconnect backoff. Default 800 ms doubling to 30 s, as client-go's reflector. */
+  backoff?: BackoffPolicy | undefined;
+  metrics?: InformerMetrics | undefined;
+  logger?: Logger | undefined;
+  random?: Random | undefined;
+}
+
+export const DEFAULT_INFORMER_BACKOFF: BackoffPolicy = { baseMs: 800, capMs: 30_000, jitter: 0.5 };
+/** A stream open this long past its server timeout is dead (e.g. a silently dropped connection). */
+const STALL_GRACE_SECONDS = 30;
+/** client-go's "very short watch": a clean close this soon with no event counts as a failure. */
+const MIN_HEALTHY_STREAM_MS = 1_000;
+
+interface StreamEnd {
+  reason: WatchEndReason;
+  /** The stream delivered data (or ran long enough), so the backoff starts over. */
+  healthy: boolean;
+  error?: unknown;
+}
+
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly #opts: InformerOptions<T>;
+  readonly #logger: Logger;
+  readonly #metrics: InformerMetrics;
+  readonly #cache = new ObjectCache<T>();
+  readonly #stop = new AbortController();
+  readonly #synced = Promise.withResolvers<boolean>();
+  #hasSynced = false;
+  /** Where the next watch starts; undefined means a LIST is needed first. */
+  #resourceVersion: string | undefined;
+  #loop: Promise<void> | undefined;
+  #resyncTimer: NodeJS.Timeout | undefined;
+
+  constructor(opts: InformerOptions<T>) {
+    this.#opts = opts;
+    this.#logger = (opts.logger ?? silentLogger()).child({ informer: opts.path });
+    this.#metrics = guardHooks(opts.metrics, ['list', 'watchRestart', 'event'], (err, hook) =>
+      this.#logger.error({ err, hook }, 'informer metrics hook failed'),
+    );
+  }
+
+  /** Starts listing and watching; idempotent. */
+  start(): void {
+    if (this.#stop.signal.aborted) throw new Error(`informer for ${this.#opts.path} was stopped`);
+    if (this.#loop) return;
+    this.#loop = this.#run(this.#stop.signal).catch((e: unknown) => {
+      this.#logger.error({ err: e }, 'informer loop crashed');
+    });
+    const resync = this.#opts.resyncPeriodMs ?? 5 * 60_000;
+    if (resync > 0) this.#resyncTimer = setInterval(() => this.#resync(), resync);
+  }
+
+  /** Aborts the watch; resolves once the loop has ended. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    clearInterval(this.#resyncTimer);
+    this.#synced.resolve(false);
+    await this.#loop;
+  }
+
+  /** True once the first full LIST is in the cache. */
+  hasSynced(): boolean {
+    return this.#hasSynced;
+  }
+
+  /** Resolves true once synced, or false if stopped first. */
+  waitForSync(): Promise<boolean> {
+    return this.#synced.promise;
+  }
+
+  /** The cached object, shared with the cache: copy before changing it. */
+  get(key: string): T | undefined {
+    return this.#cache.get(key);
+  }
+
+  list(): T[] {
+    return this.#cache.list();
+  }
+
+  keys(): string[] {
+    return this.#cache.keys();
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const policy = this.#opts.backoff ?? DEFAULT_INFORMER_BACKOFF;
+    let failures = 0;
+    while (!signal.aborted) {
+      if (failures > 0) await sleep(backoffDelay(failures - 1, policy, this.#opts.random), signal);
+      if (signal.aborted) break;
+      if (this.#resourceVersion === undefined) {
+        try {
+          await this.#relist(signal);
+        } catch (e) {
+          if (signal.aborted) break;
+          failures++;
+          this.#logger.warn({ err: e, failures }, 'informer list failed');
+          continue;
+        }
+      }
+      const end = await this.#watchStream(this.#resourceVersion ?? '', signal);
+      if (signal.aborted) break;
+      this.#metrics.watchRestart?.(end.reason);
+      if (end.reason === 'gone') this.#resourceVersion = undefined;
+      failures = end.healthy ? 0 : failures + 1;
+      const log = { err: end.error, reason: end.reason, failures };
+      if (end.reason === 'closed') this.#logger.debug(log, 'watch closed by the server');
+      else this.#logger.warn(log, 'watch ended');
+    }
+  }
+
+  async #relist(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let resourceVersion = '';
+    let next: string | undefined;
+    do {
+      const page = await this.#opts.client.request<ObjectList<T> & { apiVersion?: string; kind?: string }>({
+        method: 'GET',
+        path: this.#opts.path,
+        query: { ...this.#selectors(), limit: this.#opts.pageSize ?? 500, continue: next },
+        signal,
+      });
+      // Items of built-in lists carry no apiVersion/kind; watch events do. Make them agree.
+      const typeMeta = { apiVersion: page.apiVersion, kind: page.kind?.replace(/List$/, '') };
+      for (const item of page.items) items.push(this.#transform({ ...typeMeta, ...item }));
+      resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
+      next = page.metadata.continue || undefined;
+    } while (next);
+    this.#metrics.list?.();
+    for (const change of this.#cache.replace(items)) this.#dispatch(change);
+    this.#resourceVersion = resourceVersion;
+    if (!this.#hasSynced) {
+      this.#hasSynced = true;
+      this.#synced.resolve(true);
+    }
+  }
+
+  /** Runs one watch stream to its end; never throws. */
+  async #watchStream(resourceVersion: string, signal: AbortSignal): Promise<StreamEnd> {
+    const timeoutSeconds = jitterUp(this.#opts.watchTimeoutSeconds ?? 300, 0.1, this.#opts.random);
+    const stalled = new AbortController();
+    const stallTimer = setTimeout(() => stalled.abort(), (timeoutSeconds + STALL_GRACE_SECONDS) * 1000);
+    const query: Query = { ...this.#selectors(), resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+    const started = performance.now();
+    let received = 0;
+    try {
+      const events = this.#opts.client.watch<T | StatusBody>(
+        this.#opts.path,
+        query,
+        AbortSignal.any([signal, stalled.signal]),
+      );
+      for await (const event of events) {
+        this.#metrics.event?.(event.type);
+        if (event.type === 'ERROR') {
+          const error = errorFromStatus(this.#opts.path, event.object as StatusBody);
+          return { reason: isGone(error) ? 'gone' : 'error', healthy: received > 0, error };
+        }
+        received++;
+        this.#apply(event as WatchEvent<T>);
+      }
+      if (stalled.signal.aborted) return { reason: 'stalled', healthy: received > 0 };
+      return {
+        reason: 'closed',
+        healthy: received > 0 || performance.now() - started >= MIN_HEALTHY_STREAM_MS,
+      };
+    } catch (e) {
+      return { reason: isGone(e) ? 'gone' : 'error', healthy: received > 0, error: e };
+    } finally {
+      clearTimeout(stallTimer);
+    }
+  }
+
+  #apply(event: WatchEvent<T>): void {
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') {
+      const change = this.#cache.upsert(this.#transform(event.object));
+      if (change) this.#dispatch(change);
+    } else if (event.type === 'DELETED') {
+      this.#dispatch(this.#cache.remove(this.#transform(event.object)));
+    }
+    // Every event, bookmarks included, moves the restart point forward.
+    const resourceVersion = event.object.metadata?.resourceVersion;
+    if (resourceVersion) this.#resourceVersion = resourceVersion;
+  }
+
+  #resync(): void {
+    if (!this.#hasSynced || this.#stop.signal.aborted) return;
+    for (const obj of this.#cache.list())
+      this.#dispatch({ type: 'update', key: objectKey(obj), old: obj, obj });
+  }
+
+  #dispatch(change: CacheChange<T>): void {
+    const handlers = this.#opts.handlers;
+    if (!handlers) return;
+    const report = (e: unknown) =>
+      this.#logger.error({ err: e, key: change.key, event: change.type }, 'informer handler failed');
+    try {
+      let result: unknown;
+      if (change.type === 'add') result = handlers.onAdd?.(change.obj, change.key);
+      else if (change.type === 'update') result = handlers.onUpdate?.(change.old, change.obj, change.key);
+      else result = handlers.onDelete?.(change.obj, change.key);
+      if (result instanceof Promise) result.catch(report);
+    } catch (e) {
+      report(e);
+    }
+  }
+
+  #transform(obj: T): T {
+    return this.#opts.transform ? this.#opts.transform(obj) : obj;
+  }
+
+  #selectors(): Query {
+    return { labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector };
+  }
+}
+
+/** A transform that drops metadata.managedFields, usually the largest part of a cached object. */
+export function dropManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata.managedFields === undefined) return obj;
+  const { managedFields: _, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+function errorFromStatus(path: string, status: StatusBody): KubeApiError {
+  return new KubeApiError('WATCH', path, status.code ?? 500, status);
+}
