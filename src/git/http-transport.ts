@@ -1,0 +1,133 @@
+/**
+ * Smart-HTTP transport into a local cache gitdir. A poll first asks for the one branch's tip
+ * (protocol v2 ls-refs with a prefix: one small exchange); only when it moved does it fetch, with
+ * the previous tip as "have", so the server sends just the new commits. The very first fetch of a
+ * branch is shallow (depth 1); history is deepened on demand by whoever needs older commits.
+ */
+import fs from 'node:fs';
+import git, { type HttpClient } from 'isomorphic-git';
+import type { CredentialsProvider } from './auth.ts';
+import { toGitAccessError } from './errors.ts';
+import type { ObjectStore } from './object-store.ts';
+import type { Transport } from './transport.ts';
+
+const REMOTE = 'origin';
+
+export class HttpTransport implements Transport {
+  readonly display: string;
+  readonly #url: string;
+  readonly #http: HttpClient;
+  readonly #credentials: CredentialsProvider | undefined;
+
+  constructor(url: string, http: HttpClient, credentials: CredentialsProvider | undefined) {
+    this.display = url;
+    this.#url = url;
+    this.#http = http;
+    this.#credentials = credentials;
+  }
+
+  /** Creates the cache gitdir on first use. */
+  static async prepare(gitdir: string, url: string): Promise<void> {
+    if (fs.existsSync(`${gitdir}/config`)) return;
+    await git.init({ fs, gitdir, bare: true });
+    await git.addRemote({ fs, gitdir, remote: REMOTE, url });
+  }
+
+  async fetch(store: ObjectStore, branch: string): Promise<string | undefined> {
+    return this.#wrap('fetch', branch, async (headers) => {
+      const remoteRef = `refs/heads/${branch}`;
+      const refs = await git.listServerRefs({
+        http: this.#http,
+        url: this.#url,
+        headers: headers(),
+        prefix: remoteRef,
+        protocolVersion: 2,
+      });
+      const remoteTip = refs.find((r) => r.ref === remoteRef)?.oid;
+      if (remoteTip === undefined) return undefined;
+      const localTip = await store.resolveRef(trackingRef(branch));
+      if (localTip === remoteTip && (await store.hasObject(remoteTip))) return remoteTip;
+      const result = await git.fetch({
+        fs,
+        http: this.#http,
+        gitdir: store.gitdir,
+        cache: store.cache,
+        url: this.#url,
+        remote: REMOTE,
+        // The local tracking ref: isomorphic-git sends its tip as the only "have".
+        ref: trackingRef(branch),
+        remoteRef,
+        singleBranch: true,
+        tags: false,
+        headers: headers(),
+        ...(localTip === undefined && { depth: 1 }),
+      });
+      return result.fetchHead ?? undefined;
+    });
+  }
+
+  async deepen(store: ObjectStore, branch: string, commits: number): Promise<boolean> {
+    const before = await store.shallowCommits();
+    if (before.size === 0) return false;
+    return this.#wrap('deepen', branch, async (headers) => {
+      await git.fetch({
+        fs,
+        http: this.#http,
+        gitdir: store.gitdir,
+        cache: store.cache,
+        url: this.#url,
+        remote: REMOTE,
+        ref: trackingRef(branch),
+        remoteRef: `refs/heads/${branch}`,
+        singleBranch: true,
+        tags: false,
+        headers: headers(),
+        depth: commits,
+        relative: true,
+      });
+      const after = await store.shallowCommits();
+      return after.size !== before.size || [...after].some((oid) => !before.has(oid));
+    });
+  }
+
+  async push(store: ObjectStore, branch: string, oid: string, _expected: string | undefined): Promise<void> {
+    // The server compares against the tip it advertises, and isomorphic-git refuses a
+    // non-fast-forward before sending anything; `force` is never set.
+    await this.#wrap('push', branch, async (headers) => {
+      const ref = `refs/heads/${branch}`;
+      await store.writeRef(ref, oid);
+      await git.push({
+        fs,
+        http: this.#http,
+        gitdir: store.gitdir,
+        cache: store.cache,
+        url: this.#url,
+        remote: REMOTE,
+        ref,
+        remoteRef: ref,
+        headers: headers(),
+      });
+    });
+  }
+
+  /**
+   * Runs `fn` with the auth headers, mapping failures to GitAccessError. Each isomorphic-git call
+   * must get its own copy of the headers: discovery mutates them (it adds Git-Protocol).
+   */
+  async #wrap<T>(
+    operation: string,
+    branch: string,
+    fn: (headers: () => Record<string, string>) => Promise<T>,
+  ): Promise<T> {
+    try {
+      const auth = this.#credentials ? (await this.#credentials()).headers() : {};
+      return await fn(() => ({ ...auth }));
+    } catch (error) {
+      throw toGitAccessError(error, { repository: this.#url, ref: branch, operation });
+    }
+  }
+}
+
+function trackingRef(branch: string): string {
+  return `refs/remotes/${REMOTE}/${branch}`;
+}

@@ -1,0 +1,27 @@
+/** Repository access over isomorphic-git: fetching, change detection, reading and writing trees. */
+export {
+  type CredentialsProvider,
+  credentialsProvider,
+  DEFAULT_TOKEN_USERNAME,
+  describeSecretSource,
+  type GitAuthConfig,
+  GitCredentials,
+  type SecretSource,
+} from './auth.ts';
+export {
+  type ChangeOptions,
+  type ChangeSet,
+  type CommitChanges,
+  type DirectoryChange,
+  type DirectoryChangeKind,
+  diffDirectories,
+  type HistoryShape,
+  listChanges,
+} from './changes.ts';
+export { GitAccessError, type GitErrorKind, HttpTimeoutError, toGitAccessError } from './errors.ts';
+export { createHttpClient, type HttpClientOptions, type HttpExchange } from './http-client.ts';
+export { describeLocation, parseRepositoryLocation, type RepositoryLocation, redactUrl } from './location.ts';
+export { type CommitInfo, ObjectStore, type Signature, ZERO_OID } from './object-store.ts';
+export { GitRepository, type GitSession, type RepositoryOptions } from './repository.ts';
+export { commitReader } from './tree-reader.ts';
+export { type FileUpdates, writeFiles } from './tree-writer.ts';

@@ -1,0 +1,125 @@
+/**
+ * Typed access to one gitdir's objects and refs. An instance lives for one serialized operation:
+ * its `cache` (isomorphic-git's parsed-packfile cache) is shared by every call in that operation
+ * and dropped afterwards, so memory does not grow across polls.
+ */
+import fs from 'node:fs';
+import git, { Errors, type TreeEntry } from 'isomorphic-git';
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  timezoneOffset: number;
+}
+
+export interface CommitInfo {
+  oid: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: Signature;
+  committer: Signature;
+}
+
+export type { TreeEntry };
+
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+export class ObjectStore {
+  readonly gitdir: string;
+  readonly cache: object = {};
+
+  constructor(gitdir: string) {
+    this.gitdir = gitdir;
+  }
+
+  async readCommit(oid: string): Promise<CommitInfo> {
+    const { commit } = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return {
+      oid,
+      tree: commit.tree,
+      parents: commit.parent,
+      message: commit.message,
+      author: commit.author,
+      committer: commit.committer,
+    };
+  }
+
+  async readTree(oid: string): Promise<TreeEntry[]> {
+    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return tree;
+  }
+
+  async readBlob(oid: string): Promise<Uint8Array> {
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return blob;
+  }
+
+  /** The oid of the entry at `path` ('/'-separated) below tree `treeOid`, or undefined. */
+  async resolvePath(treeOid: string, path: string): Promise<TreeEntry | undefined> {
+    let entry: TreeEntry | undefined = { mode: '040000', path: '', oid: treeOid, type: 'tree' };
+    for (const name of path.split('/').filter((p) => p !== '')) {
+      if (entry?.type !== 'tree') return undefined;
+      entry = (await this.readTree(entry.oid)).find((e) => e.path === name);
+    }
+    return entry;
+  }
+
+  async hasObject(oid: string): Promise<boolean> {
+    try {
+      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
+      return true;
+    } catch (error) {
+      if (error instanceof Errors.NotFoundError) return false;
+      throw error;
+    }
+  }
+
+  /** The oid a ref points to, or undefined when the ref does not exist. */
+  async resolveRef(ref: string): Promise<string | undefined> {
+    try {
+      return await git.resolveRef({ fs, gitdir: this.gitdir, ref });
+    } catch (error) {
+      if (error instanceof Errors.NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async writeRef(ref: string, oid: string): Promise<void> {
+    await git.writeRef({ fs, gitdir: this.gitdir, ref, value: oid, force: true });
+  }
+
+  async writeBlob(content: Uint8Array): Promise<string> {
+    return git.writeBlob({ fs, gitdir: this.gitdir, blob: content });
+  }
+
+  async writeTree(entries: TreeEntry[]): Promise<string> {
+    return git.writeTree({ fs, gitdir: this.gitdir, tree: entries });
+  }
+
+  async writeCommit(commit: Omit<CommitInfo, 'oid'>): Promise<string> {
+    return git.writeCommit({
+      fs,
+      gitdir: this.gitdir,
+      commit: {
+        tree: commit.tree,
+        parent: commit.parents,
+        message: commit.message,
+        author: commit.author,
+        committer: commit.committer,
+      },
+    });
+  }
+
+  /** Commits at the edge of a shallow history: their parents were never fetched. */
+  async shallowCommits(): Promise<Set<string>> {
+    try {
+      const text = await fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8');
+      return new Set(text.split('\n').filter((line) => line.length === 40));
+    } catch {
+      return new Set();
+    }
+  }
+}

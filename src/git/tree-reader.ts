@@ -1,0 +1,45 @@
+/** The gitops DirectoryReader over the files of one commit, read straight from the object store. */
+import type { DirectoryEntry, DirectoryReader, EntryType } from '../gitops/directory-reader.ts';
+import type { ObjectStore } from './object-store.ts';
+
+/** Reads paths relative to the root of `commit`. Use within the GitRepository.run that owns `store`. */
+export function commitReader(store: ObjectStore, commit: string): DirectoryReader {
+  let rootTree: Promise<string> | undefined;
+  const tree = () => {
+    rootTree ??= store.readCommit(commit).then((c) => c.tree);
+    return rootTree;
+  };
+  return {
+    async list(path) {
+      const entry = await store.resolvePath(await tree(), path);
+      if (entry?.type !== 'tree') return undefined;
+      return (await store.readTree(entry.oid)).map(
+        (e): DirectoryEntry => ({ name: e.path, type: entryType(e.mode) }),
+      );
+    },
+    async read(path, maxBytes) {
+      const entry = await store.resolvePath(await tree(), path);
+      if (entry?.type !== 'blob') throw new Error(`no file at ${path} in commit ${commit}`);
+      // Git stores no size outside the object, so the blob is read before its size is known;
+      // the pack holding it is in memory already.
+      const bytes = await store.readBlob(entry.oid);
+      return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };
+    },
+  };
+}
+
+function entryType(mode: string): EntryType {
+  switch (mode) {
+    case '040000':
+      return 'directory';
+    case '100644':
+    case '100755':
+      return 'file';
+    case '120000':
+      return 'symlink';
+    case '160000':
+      return 'submodule';
+    default:
+      return 'other';
+  }
+}

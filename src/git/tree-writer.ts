@@ -1,0 +1,54 @@
+/**
+ * Writes files into a tree without an index or worktree: only the trees on the paths of the
+ * written files are rebuilt; every other subtree keeps its oid.
+ */
+import type { ObjectStore, TreeEntry } from './object-store.ts';
+
+/** New content per repository-relative path. */
+export type FileUpdates = Readonly<Record<string, string | Uint8Array>>;
+
+/** Returns the oid of `base` (undefined: an empty tree) with `files` written into it. */
+export async function writeFiles(
+  store: ObjectStore,
+  base: string | undefined,
+  files: FileUpdates,
+): Promise<string> {
+  const nested = new Map<string, FileUpdates | Uint8Array>();
+  const groups = new Map<string, Record<string, string | Uint8Array>>();
+  for (const [path, content] of Object.entries(files)) {
+    const slash = path.indexOf('/');
+    if (slash < 0) {
+      nested.set(checkName(path), typeof content === 'string' ? new TextEncoder().encode(content) : content);
+    } else {
+      const dir = checkName(path.slice(0, slash));
+      const group = groups.get(dir) ?? {};
+      group[path.slice(slash + 1)] = content;
+      groups.set(dir, group);
+    }
+  }
+  for (const [dir, group] of groups) nested.set(dir, group);
+
+  const entries = new Map<string, TreeEntry>();
+  for (const entry of base === undefined ? [] : await store.readTree(base)) entries.set(entry.path, entry);
+  for (const [name, update] of nested) {
+    if (update instanceof Uint8Array) {
+      entries.set(name, { mode: '100644', path: name, oid: await store.writeBlob(update), type: 'blob' });
+    } else {
+      const existing = entries.get(name);
+      const subtree = existing?.type === 'tree' ? existing.oid : undefined;
+      entries.set(name, {
+        mode: '040000',
+        path: name,
+        oid: await writeFiles(store, subtree, update),
+        type: 'tree',
+      });
+    }
+  }
+  return store.writeTree([...entries.values()]);
+}
+
+function checkName(name: string): string {
+  if (name === '' || name === '.' || name === '..' || name === '.git')
+    throw new Error(`invalid path segment ${JSON.stringify(name)}`);
+  return name;
+}

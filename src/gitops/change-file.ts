@@ -1,0 +1,63 @@
+/**
+ * Change files: `<order>-<name>.<type>.yaml`, each YAML document one change of that type whose
+ * manifest names the target. For Delete the manifest only identifies the target.
+ */
+import type { ChangeType } from '../api/v1alpha1/index.ts';
+import { checkContent } from './change-fields.ts';
+import type { Diagnostic } from './diagnostic.ts';
+import { FieldReporter } from './fields.ts';
+import type { LoadedFile } from './load-directory.ts';
+import type { LocatedChange } from './located-change.ts';
+import { checkTarget, MANIFEST_TARGET_PATHS } from './target.ts';
+import { parseYamlFile } from './yaml-file.ts';
+
+export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnostic[]): LocatedChange[] {
+  const parsed = parseYamlFile(file.path, file.text);
+  out.push(...parsed.diagnostics);
+  if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) {
+    out.push({
+      code: 'no-changes',
+      file: file.path,
+      message: 'the file holds no YAML document, so no change',
+    });
+  }
+  const changes: LocatedChange[] = [];
+  for (const document of parsed.documents) {
+    const r = new FieldReporter(file.path, document, parsed.multiDocument, out);
+    const manifest = r.mapping(document.value, []);
+    if (!manifest) continue;
+    if (isList(manifest)) {
+      r.report(
+        'invalid-value',
+        ['kind'],
+        'lists are not supported: put each object in its own YAML document (---)',
+      );
+      continue;
+    }
+    const metadata = manifest.metadata === undefined ? undefined : r.mapping(manifest.metadata, ['metadata']);
+    if (manifest.metadata !== undefined && !metadata) continue;
+    if (metadata && metadata.name === undefined && metadata.generateName !== undefined) {
+      r.report('missing-field', ['metadata', 'name'], 'is required: generateName is not supported', 'parent');
+      continue;
+    }
+    const target = checkTarget(r, { top: manifest, meta: metadata }, MANIFEST_TARGET_PATHS);
+    if (!target) continue;
+    // The manifest is the content; for Delete it is only the target's identity and is not sent.
+    const content = checkContent(r, type, target, type === 'Delete' ? undefined : manifest, []);
+    if (!content.ok) continue;
+    const where = parsed.multiDocument ? `${file.path} document ${document.index}` : file.path;
+    changes.push({
+      change: { target, type, ...(content.content && { content: content.content }) },
+      origin: where,
+      report: (code, message) => r.report(code, ['metadata', 'name'], message),
+    });
+  }
+  return changes;
+}
+
+function isList(manifest: Record<string, unknown>): boolean {
+  const kind = manifest.kind;
+  return (
+    kind === 'List' || (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(manifest.items))
+  );
+}

@@ -1,0 +1,42 @@
+/** What a repository is allowed to do, and the limits that keep one directory from hurting the rest. */
+import { MAX_CHANGES } from '../api/v1alpha1/index.ts';
+
+export interface ParseLimits {
+  /** Largest single file. */
+  maxFileBytes: number;
+  /** All files of one directory together: the resulting Transaction must fit in one etcd write (1.5 MiB). */
+  maxTotalBytes: number;
+  /** Entries in one directory, checked before anything is read. */
+  maxEntries: number;
+  maxChanges: number;
+}
+
+export const DEFAULT_LIMITS: ParseLimits = {
+  maxFileBytes: 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 + 256 * 1024,
+  maxEntries: MAX_CHANGES + 16,
+  maxChanges: MAX_CHANGES,
+};
+
+export interface ParseOptions {
+  /** Namespace of a Transaction whose transaction.yaml names none. */
+  defaultNamespace: string;
+  /** Namespaces this repository may create Transactions in; undefined allows any. */
+  allowedNamespaces?: readonly string[];
+  limits?: Partial<ParseLimits>;
+}
+
+/** Where a directory came from; recorded as annotations on the Transaction. */
+export interface SourceInfo {
+  /** Repository URL or path, without credentials. */
+  repository: string;
+  branch: string;
+  /** The commit (40 hex) at which the directory was read. */
+  commit: string;
+  /** Position of the commit on the watched branch; orders contested locks. */
+  sequence?: number;
+}
+
+export function resolveLimits(limits: Partial<ParseLimits> | undefined): ParseLimits {
+  return { ...DEFAULT_LIMITS, ...limits };
+}

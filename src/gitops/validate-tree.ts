@@ -1,0 +1,86 @@
+/**
+ * Offline validation for `janus validate [dir]` in pull-request CI: the same reader abstraction
+ * and parser the materializer uses on commits, applied to files on disk.
+ */
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Diagnostic } from './diagnostic.ts';
+import { type DirectoryReader, joinPath } from './directory-reader.ts';
+import { diskReader } from './disk-reader.ts';
+import { TRANSACTION_FILE } from './file-names.ts';
+import type { ParseOptions } from './options.ts';
+import { parseTransactionDirectory } from './parse-directory.ts';
+
+export const DEFAULT_TRANSACTIONS_ROOT = 'transactions';
+
+export interface ValidateOptions extends ParseOptions {
+  /** Folder holding the transaction directories, relative to the repository root. */
+  transactionsRoot?: string;
+}
+
+export interface DirectoryValidation {
+  /** Path of the directory, relative to what was validated. */
+  path: string;
+  ok: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export interface TreeValidation {
+  ok: boolean;
+  directories: DirectoryValidation[];
+  /** Problems that are not about one directory (e.g. nothing to validate was found). */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Validates `target`: a transaction directory (it holds transaction.yaml), a repository root
+ * (it holds `<transactionsRoot>/`), or the transactions root itself.
+ */
+export async function validateTree(target: string, options: ValidateOptions): Promise<TreeValidation> {
+  const dir = resolve(target);
+  const root = options.transactionsRoot ?? DEFAULT_TRANSACTIONS_ROOT;
+  if (await isFile(join(dir, TRANSACTION_FILE))) {
+    const single = await validateDirectory(diskReader(dirname(dir)), basename(dir), options);
+    return { ok: single.ok, directories: [single], diagnostics: [] };
+  }
+  if (await isDirectory(join(dir, ...root.split('/')))) return validateAll(diskReader(dir), root, options);
+  if (basename(dir) === basename(root)) return validateAll(diskReader(dir), '', options);
+  const problem: Diagnostic = {
+    code: 'missing-transaction-file',
+    file: target,
+    message: `nothing to validate: neither ${TRANSACTION_FILE} nor a ${root}/ folder is there`,
+  };
+  return { ok: false, directories: [], diagnostics: [problem] };
+}
+
+async function validateAll(
+  reader: DirectoryReader,
+  root: string,
+  options: ParseOptions,
+): Promise<TreeValidation> {
+  const entries = (await reader.list(root)) ?? [];
+  const names = entries
+    .filter((e) => e.type === 'directory')
+    .map((e) => e.name)
+    .sort();
+  const directories: DirectoryValidation[] = [];
+  for (const name of names) directories.push(await validateDirectory(reader, joinPath(root, name), options));
+  return { ok: directories.every((d) => d.ok), directories, diagnostics: [] };
+}
+
+async function validateDirectory(
+  reader: DirectoryReader,
+  path: string,
+  options: ParseOptions,
+): Promise<DirectoryValidation> {
+  const result = await parseTransactionDirectory(reader, path, options);
+  return { path, ok: result.ok, diagnostics: result.ok ? [] : result.diagnostics };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isFile() ?? false;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}

@@ -1,0 +1,133 @@
+/**
+ * The outcome of a Transaction as the results branch records it: a YAML file an auditor can read
+ * without cluster access, and a commit whose subject says what happened. Pure and deterministic:
+ * rendering the same state twice gives the same bytes, so re-writing a result is a no-op.
+ */
+import { stringify } from 'yaml';
+import type { Change, Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import { formatCommitMessage } from './commit-message.ts';
+import {
+  RESULT_API_VERSION,
+  RESULT_KIND,
+  type ResultContext,
+  renderSource,
+  resultPath,
+  sourceCommit,
+  sourceOf,
+} from './result-context.ts';
+import type { ResultRecord } from './result-record.ts';
+
+export type ChangeOutcome = 'pending' | 'prepared' | 'committed' | 'rolled-back' | 'conflict' | 'failed';
+
+interface Counts {
+  total: number;
+  committed: number;
+  rolledBack: number;
+  conflicts: number;
+}
+
+export function renderTransactionResult(txn: Transaction, context: ResultContext): ResultRecord {
+  const namespace = txn.metadata.namespace ?? 'default';
+  const id = `${namespace}/${txn.metadata.name}`;
+  const status = txn.status ?? {};
+  const phase = status.phase ?? 'Pending';
+  const items = status.items ?? [];
+  const source = sourceOf(txn, context);
+  const counts = countItems(txn.spec.changes.length, items);
+  const message = summaryMessage(status.conditions ?? []);
+  const document = {
+    apiVersion: RESULT_API_VERSION,
+    kind: RESULT_KIND,
+    transaction: { namespace, name: txn.metadata.name, ...(txn.metadata.uid && { uid: txn.metadata.uid }) },
+    phase,
+    progress: `${counts.committed}/${counts.total}`,
+    ...(message && { message }),
+    source: renderSource(source),
+    serviceAccountName: txn.spec.serviceAccountName,
+    ...(status.startedAt && { startedAt: status.startedAt }),
+    ...(status.completedAt && { completedAt: status.completedAt }),
+    changes: txn.spec.changes.map((change, i) => renderChange(change, items[i], namespace)),
+    ...(status.conditions &&
+      status.conditions.length > 0 && { conditions: status.conditions.map(renderCondition) }),
+    recordedBy: { controller: `janus ${context.controllerVersion}`, identity: context.identity },
+  };
+  const commit = sourceCommit(source.revision);
+  const body = [
+    message ?? '',
+    source.path ? `Source: ${source.path}${source.revision ? ` at ${source.revision}` : ''}` : '',
+  ];
+  return {
+    files: { [resultPath(namespace, txn.metadata.name)]: stringify(document, { lineWidth: 0 }) },
+    message: formatCommitMessage(`${id}: ${phase} (${describeCounts(phase, counts)})`, body, {
+      transaction: id,
+      phase,
+      ...(commit && { source: commit }),
+    }),
+  };
+}
+
+function countItems(total: number, items: readonly ItemStatus[]): Counts {
+  return {
+    total,
+    committed: items.filter((i) => i.committed).length,
+    rolledBack: items.filter((i) => i.rolledBack).length,
+    conflicts: items.filter((i) => i.conflict).length,
+  };
+}
+
+/** The parenthesized part of the subject, e.g. "3/3 changes". */
+export function describeCounts(phase: string, c: Counts): string {
+  switch (phase) {
+    case 'RolledBack':
+      return `${c.rolledBack}/${c.committed} changes rolled back`;
+    case 'RollingBack':
+      return `undoing ${c.committed}/${c.total} committed changes`;
+    case 'Failed': {
+      const parts = [`${c.committed}/${c.total} committed`];
+      if (c.rolledBack > 0) parts.push(`${c.rolledBack} rolled back`);
+      if (c.conflicts > 0) parts.push(`${c.conflicts} in conflict`);
+      return parts.join(', ');
+    }
+    default:
+      return `${c.committed}/${c.total} changes`;
+  }
+}
+
+export function changeOutcome(item: ItemStatus | undefined): ChangeOutcome {
+  if (!item) return 'pending';
+  if (item.conflict) return 'conflict';
+  if (item.rolledBack) return 'rolled-back';
+  if (item.committed) return 'committed';
+  if (item.error) return 'failed';
+  return item.prepared ? 'prepared' : 'pending';
+}
+
+function renderChange(change: Change, item: ItemStatus | undefined, namespace: string) {
+  const target = change.target;
+  const targetNamespace = target.namespace ?? namespace;
+  return {
+    target: item?.target ?? `${target.apiVersion} ${target.kind} ${targetNamespace}/${target.name}`,
+    type: change.type,
+    outcome: changeOutcome(item),
+    ...(item?.error && { error: item.error }),
+  };
+}
+
+function renderCondition(c: Condition) {
+  return {
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    ...(c.message && { message: c.message }),
+    lastTransitionTime: c.lastTransitionTime,
+  };
+}
+
+/** The most telling condition message: why it failed, else how it ended, else what it is doing. */
+function summaryMessage(conditions: readonly Condition[]): string | undefined {
+  for (const type of ['Stalled', 'RolledBack', 'Ready', 'Reconciling']) {
+    const found = conditions.find((c) => c.type === type && c.status === 'True' && c.message);
+    if (found?.message) return found.message;
+  }
+  return undefined;
+}

@@ -1,0 +1,176 @@
+/**
+ * Writes results to the results branch: durably queued first (spool), then committed on top of the
+ * branch's current tip and pushed. Results queued together go out in one push. A push that loses a
+ * race (non-fast-forward) is replayed onto the new tip, a bounded number of times with jittered
+ * backoff; the branch is never force-pushed. While the server is unreachable results stay queued
+ * and are retried with backoff until they are on the remote; a restart resumes from the spool.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { GitAccessError } from '../git/errors.ts';
+import type { Signature } from '../git/object-store.ts';
+import type { GitRepository, GitSession } from '../git/repository.ts';
+import { type BackoffPolicy, backoffDelay, sleep } from './backoff.ts';
+import { commitRecords } from './commit-records.ts';
+import type { ResultRecord } from './result-record.ts';
+import { ResultSpool, type SpoolEntry } from './spool.ts';
+
+export const DEFAULT_RESULTS_BRANCH = 'janus/results';
+
+export interface ResultsWriterOptions {
+  repository: GitRepository;
+  /** Default "janus/results". */
+  branch?: string;
+  /** Where pending results wait; default `<repository state dir>/pending-results`. */
+  spoolDir?: string;
+  /** Author and committer of result commits. */
+  author?: { name: string; email: string };
+  clock?: () => Date;
+  /** How soon after a write the push starts, so results written together share one push. Default 50ms. */
+  batchDelayMs?: number;
+  /** Retrying while the server is unreachable (unbounded: results are never dropped). */
+  retry?: BackoffPolicy;
+  /** Replaying after a non-fast-forward rejection. */
+  replay?: BackoffPolicy & { attempts: number };
+  logger?: Logger;
+}
+
+export interface FlushReport {
+  /** Results that went out (some may have been on the branch already). */
+  records: number;
+  /** The branch tip after the push. */
+  tip: string | undefined;
+  /** Non-fast-forward rejections replayed. */
+  replays: number;
+}
+
+const DEFAULT_RETRY: BackoffPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_REPLAY = { initialDelayMs: 100, maxDelayMs: 2000, attempts: 6 };
+const DEFAULT_AUTHOR = { name: 'Janus', email: 'janus@tx.janus.io' };
+
+export class ResultsWriter {
+  readonly branch: string;
+  readonly #repository: GitRepository;
+  readonly #spool: ResultSpool;
+  readonly #options: ResultsWriterOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<FlushReport> | undefined;
+  #failures = 0;
+  #closed = false;
+
+  private constructor(options: ResultsWriterOptions, spool: ResultSpool) {
+    this.branch = options.branch ?? DEFAULT_RESULTS_BRANCH;
+    this.#repository = options.repository;
+    this.#spool = spool;
+    this.#options = options;
+  }
+
+  /** Opens the spool and, if a previous process left results in it, schedules their push. */
+  static async open(options: ResultsWriterOptions): Promise<ResultsWriter> {
+    const dir = options.spoolDir ?? join(options.repository.stateDir, 'pending-results');
+    const spool = await ResultSpool.open(dir, (file) =>
+      options.logger?.error({ file }, 'unreadable pending result set aside as *.corrupt'),
+    );
+    const writer = new ResultsWriter(options, spool);
+    if (spool.size > 0) writer.#schedule(0);
+    return writer;
+  }
+
+  /** Number of results not yet confirmed on the remote. */
+  get pending(): number {
+    return this.#spool.size;
+  }
+
+  /** Queues `record` durably (it survives a crash once this resolves); the push follows shortly. */
+  async write(record: ResultRecord): Promise<void> {
+    if (this.#closed) throw new Error('the results writer is closed');
+    await this.#spool.add(record);
+    this.#schedule(this.#options.batchDelayMs ?? 50);
+  }
+
+  /**
+   * Pushes everything pending now. Rejects (with a GitAccessError) when that fails; the results
+   * stay queued and a retry is scheduled.
+   */
+  async flush(): Promise<FlushReport> {
+    while (this.#inFlight) await this.#inFlight.catch(() => undefined);
+    const run = this.#push(this.#spool.entries());
+    this.#inFlight = run;
+    try {
+      const report = await run;
+      this.#failures = 0;
+      if (this.#spool.size > 0) this.#schedule(0); // written while this push ran
+      return report;
+    } catch (error) {
+      const delay = backoffDelay(this.#failures++, this.#options.retry ?? DEFAULT_RETRY);
+      this.#options.logger?.warn(
+        { err: describe(error), pending: this.#spool.size, retryInMs: delay },
+        'results push failed; will retry',
+      );
+      this.#schedule(delay);
+      throw error;
+    } finally {
+      this.#inFlight = undefined;
+    }
+  }
+
+  /** Stops background retries and waits for a push in progress. Pending results stay on disk. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#inFlight?.catch(() => undefined);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closed || this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.flush().catch(() => undefined); // logged and rescheduled by flush
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #push(batch: readonly SpoolEntry[]): Promise<FlushReport> {
+    if (batch.length === 0) return { records: 0, tip: undefined, replays: 0 };
+    const report = await this.#repository.run((session) => this.#pushWithReplay(session, batch));
+    await this.#spool.remove(batch);
+    this.#options.logger?.info(
+      { records: batch.length, tip: report.tip, replays: report.replays },
+      'results pushed',
+    );
+    return report;
+  }
+
+  async #pushWithReplay(session: GitSession, batch: readonly SpoolEntry[]): Promise<FlushReport> {
+    const replay = this.#options.replay ?? DEFAULT_REPLAY;
+    const records = batch.map((e) => e.record);
+    for (let attempt = 0; ; attempt++) {
+      const base = await session.fetch(this.branch);
+      const tip = await commitRecords(session.store, base, records, this.#signature());
+      try {
+        if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base);
+        return { records: records.length, tip, replays: attempt };
+      } catch (error) {
+        const rejected = error instanceof GitAccessError && error.kind === 'rejected';
+        if (!rejected || attempt + 1 >= replay.attempts) throw error;
+        this.#options.logger?.info(
+          { branch: this.branch, attempt },
+          'results branch moved; replaying onto the new tip',
+        );
+        await sleep(backoffDelay(attempt, replay));
+      }
+    }
+  }
+
+  #signature(): Signature {
+    const author = this.#options.author ?? DEFAULT_AUTHOR;
+    const now = (this.#options.clock ?? (() => new Date()))();
+    return { ...author, timestamp: Math.floor(now.getTime() / 1000), timezoneOffset: 0 };
+  }
+}
+
+function describe(error: unknown): { kind?: string; message: string } {
+  if (error instanceof GitAccessError) return { kind: error.kind, message: error.message };
+  return { message: error instanceof Error ? error.message : String(error) };
+}

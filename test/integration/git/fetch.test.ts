@@ -1,0 +1,139 @@
+/** Incremental fetching over real smart HTTP (git http-backend), measured at the server. */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient, GitAccessError, GitRepository } from '../../../src/git/index.ts';
+import { type GitServer, pushCommit, startGitServer } from '../../support/git-server.ts';
+
+/** Every temporary directory of this file lives here, removed at the end. */
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'janus-test-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+let server: GitServer;
+
+beforeAll(async () => {
+  server = await startGitServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const cacheDir = () => mkdtemp(join(scratch, 'cache-'));
+
+/** Pack negotiation happens in protocol v1 POSTs; v2 POSTs are ls-refs only. */
+const packRequests = (repo: string) =>
+  server
+    .requests(repo)
+    .filter((r) => r.method === 'POST' && r.path === 'git-upload-pack' && r.gitProtocol === '');
+
+describe('fetching the watched branch', () => {
+  it('a poll with no new commit asks for the tip and downloads no pack', async () => {
+    const bare = await server.createRepo('no-change');
+    const tip = await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
+    const repo = await GitRepository.open({ location: server.url('no-change'), cacheDir: await cacheDir() });
+    expect(await repo.fetchBranch('main')).toBe(tip);
+    expect(packRequests('no-change')).toHaveLength(1);
+
+    server.clearRequests();
+    expect(await repo.fetchBranch('main')).toBe(tip);
+    const requests = server.requests('no-change');
+    expect(requests.map((r) => `${r.method} ${r.path} ${r.gitProtocol}`)).toEqual([
+      'GET info/refs version=2',
+      'POST git-upload-pack version=2',
+    ]);
+    expect(packRequests('no-change')).toHaveLength(0);
+    expect(requests.reduce((sum, r) => sum + r.bytesSent, 0)).toBeLessThan(1024);
+  });
+
+  it('downloads only the new commits, not the repository again', async () => {
+    const bare = await server.createRepo('incremental');
+    await pushCommit(bare, 'main', { 'assets/big.bin': randomBytes(256 * 1024).toString('base64') });
+    const repo = await GitRepository.open({
+      location: server.url('incremental'),
+      cacheDir: await cacheDir(),
+    });
+    await repo.fetchBranch('main');
+    const firstPack = packRequests('incremental')[0]?.bytesSent ?? 0;
+    expect(firstPack).toBeGreaterThan(256 * 1024);
+
+    server.clearRequests();
+    const next = await pushCommit(bare, 'main', { 'transactions/b/transaction.yaml': 'x: 2\n' });
+    expect(await repo.fetchBranch('main')).toBe(next);
+    const [pack] = packRequests('incremental');
+    expect(pack?.bytesSent).toBeLessThan(4096);
+  });
+
+  it('says a branch does not exist, and that a repository does not exist', async () => {
+    const bare = await server.createRepo('missing-branch');
+    await pushCommit(bare, 'main', { 'README.md': 'hello\n' });
+    const repo = await GitRepository.open({
+      location: server.url('missing-branch'),
+      cacheDir: await cacheDir(),
+    });
+    expect(await repo.fetchBranch('janus/results')).toBeUndefined();
+
+    const nowhere = await GitRepository.open({
+      location: server.url('no-such-repo'),
+      cacheDir: await cacheDir(),
+    });
+    const error = await nowhere.fetchBranch('main').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitAccessError);
+    expect(error).toMatchObject({ kind: 'not-found', repository: server.url('no-such-repo'), ref: 'main' });
+  });
+
+  it('reports an outage as unreachable, whether the server answers 503 or resets connections', async () => {
+    const bare = await server.createRepo('outage');
+    await pushCommit(bare, 'main', { 'README.md': 'hello\n' });
+    const repo = await GitRepository.open({ location: server.url('outage'), cacheDir: await cacheDir() });
+    try {
+      server.setDown(true, 'unavailable');
+      await expect(repo.fetchBranch('main')).rejects.toMatchObject({ kind: 'unreachable', retryable: true });
+      server.setDown(true, 'reset');
+      await expect(repo.fetchBranch('main')).rejects.toMatchObject({ kind: 'unreachable', retryable: true });
+    } finally {
+      server.setDown(false);
+    }
+    expect(await repo.fetchBranch('main')).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('gives up on a server that stops responding instead of hanging', async () => {
+    const silent = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/stuck.git`;
+      const repo = await GitRepository.open({
+        location: url,
+        cacheDir: await cacheDir(),
+        http: createHttpClient({ idleTimeoutMs: 300 }),
+      });
+      await expect(repo.fetchBranch('main')).rejects.toMatchObject({ kind: 'timeout', repository: url });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  it('rebuilds its cache when fetches have piled up packfiles, and keeps working', async () => {
+    const bare = await server.createRepo('compaction');
+    const dir = await cacheDir();
+    const repo = await GitRepository.open({ location: server.url('compaction'), cacheDir: dir, maxPacks: 2 });
+    const packCounts: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const tip = await pushCommit(bare, 'main', { [`transactions/t${i}/transaction.yaml`]: `n: ${i}\n` });
+      expect(await repo.fetchBranch('main')).toBe(tip);
+      const packDir = join(repo.stateDir, 'cache.git', 'objects', 'pack');
+      packCounts.push((await readdir(packDir)).filter((f) => f.endsWith('.pack')).length);
+    }
+    expect(Math.max(...packCounts)).toBeLessThanOrEqual(3);
+    expect(packCounts).toContain(1); // it was rebuilt at least once
+  });
+});

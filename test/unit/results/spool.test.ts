@@ -1,0 +1,66 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backoffDelay, ResultSpool } from '../../../src/results/index.ts';
+
+let dir: string;
+const record = (n: number) => ({
+  files: { [`results/default/t${n}.yaml`]: `n: ${n}\n` },
+  message: `default/t${n}: Committed\n`,
+});
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'janus-spool-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ResultSpool', () => {
+  it('keeps pending results across a restart, in the order they were written', async () => {
+    const spool = await ResultSpool.open(dir);
+    for (const n of [1, 2, 3]) await spool.add(record(n));
+    const reopened = await ResultSpool.open(dir);
+    expect(reopened.entries().map((e) => e.record)).toEqual([record(1), record(2), record(3)]);
+    await reopened.add(record(4));
+    expect(reopened.entries().map((e) => e.id)).toEqual([
+      '000000000000',
+      '000000000001',
+      '000000000002',
+      '000000000003',
+    ]);
+  });
+
+  it('forgets only what was removed', async () => {
+    const spool = await ResultSpool.open(dir);
+    const entries = [await spool.add(record(1)), await spool.add(record(2))];
+    await spool.remove(entries.slice(0, 1));
+    expect(spool.size).toBe(1);
+    expect((await ResultSpool.open(dir)).entries().map((e) => e.record)).toEqual([record(2)]);
+  });
+
+  it('sets unreadable entries aside and drops unfinished writes', async () => {
+    const spool = await ResultSpool.open(dir);
+    await spool.add(record(1));
+    await writeFile(join(dir, '000000000005.json'), '{"files": 42}');
+    await writeFile(join(dir, '000000000006.json.tmp'), '{"partial');
+    const corrupt: string[] = [];
+    const reopened = await ResultSpool.open(dir, (file) => corrupt.push(file));
+    expect(reopened.entries().map((e) => e.record)).toEqual([record(1)]);
+    expect(corrupt).toEqual([join(dir, '000000000005.json')]);
+    expect((await readdir(dir)).sort()).toEqual(['000000000000.json', '000000000005.json.corrupt']);
+    expect((await reopened.add(record(2))).id).toBe('000000000006');
+  });
+});
+
+describe('backoffDelay', () => {
+  const policy = { initialDelayMs: 100, maxDelayMs: 2000 };
+  it('grows exponentially between half and all of the ceiling, up to the maximum', () => {
+    expect(backoffDelay(0, policy, () => 0)).toBe(50);
+    expect(backoffDelay(0, policy, () => 0.999999)).toBe(100);
+    expect(backoffDelay(3, policy, () => 0)).toBe(400);
+    expect(backoffDelay(10, policy, () => 0.999999)).toBe(2000);
+    expect(backoffDelay(1000, policy, () => 0)).toBe(1000);
+  });
+});
