@@ -249,14 +249,18 @@ export class Objects {
     });
   }
 
+  /**
+   * Every option goes in the DeleteOptions body: when a DELETE has a body, the API server ignores
+   * its query parameters, so `?dryRun=All` next to a body would delete for real.
+   */
   async delete(ref: ObjectRef, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts.preconditions) body.preconditions = opts.preconditions;
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.dryRun) body.dryRun = ['All'];
     return this.client.request<KubeObject | undefined>({
       method: 'DELETE',
       path: await this.#path(ref),
-      query: opts.dryRun ? { dryRun: 'All' } : undefined,
       body,
     });
   }

@@ -257,6 +257,8 @@ export interface Transaction {
   metadata: ObjectMeta;
   spec: TransactionSpec;
   status?: TransactionStatus;
+  /** Any Kubernetes object may carry more top-level fields. */
+  [key: string]: unknown;
 }
 
 /** Annotations users set; both are one-shot and removed by the controller. */

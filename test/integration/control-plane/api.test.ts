@@ -138,11 +138,16 @@ describe('server-side apply', () => {
     ).toBe(true);
   });
 
-  it('dry-runs without persisting', async () => {
+  it('dry-runs without persisting, deletes with preconditions included', async () => {
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'dry', namespace: ns.name };
     await clients.admin.create(configMap('dry', { k: 'before' }), { dryRun: true });
-    expect(
-      await clients.admin.find({ apiVersion: 'v1', kind: 'ConfigMap', name: 'dry', namespace: ns.name }),
-    ).toBeUndefined();
+    expect(await clients.admin.find(ref)).toBeUndefined();
+    const created = await clients.admin.create(configMap('dry', { k: 'before' }));
+    await clients.admin.delete(ref, {
+      dryRun: true,
+      preconditions: { resourceVersion: created.metadata.resourceVersion },
+    });
+    expect(await clients.admin.find(ref)).toBeDefined();
   });
 });
 

@@ -1,0 +1,136 @@
+/**
+ * The shape of a `janus` command: its flags (each with an environment variable), its help, and
+ * its run function. Parsing is node:util's parseArgs; help is generated from the definitions.
+ */
+import { parseArgs } from 'node:util';
+
+export interface Flag {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Environment variable read when the flag is not given. */
+  env?: string;
+  default?: string | boolean;
+  /** Shown in help as `--flag <placeholder>`. */
+  placeholder?: string;
+  description: string;
+}
+
+export type Flags = Record<string, Flag>;
+
+export type Values<F extends Flags> = {
+  [K in keyof F]: F[K]['type'] extends 'boolean'
+    ? boolean
+    : F[K] extends { default: string }
+      ? string
+      : string | undefined;
+};
+
+export interface Command<F extends Flags = Flags> {
+  name: string;
+  /** One line, shown in `janus --help`. */
+  summary: string;
+  /** e.g. "janus status [name] [flags]" */
+  usage: string;
+  /** Paragraphs after the usage line: what it does, exit codes, examples. */
+  description: string;
+  flags: F;
+  run(values: Values<F>, args: string[]): Promise<number>;
+}
+
+/** A user error: printed without a stack trace, exit status 2 unless given. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export function defineCommand<F extends Flags>(command: Command<F>): Command<F> {
+  return command;
+}
+
+export const HELP_FLAG: Flag = { type: 'boolean', short: 'h', description: 'show this help' };
+
+export function parse<F extends Flags>(
+  command: Command<F>,
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { values: Values<F>; args: string[]; help: boolean } {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, flag] of Object.entries(command.flags)) {
+    options[name] = { type: flag.type, ...(flag.short && { short: flag.short }) };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\nRun 'janus ${command.name} --help' for usage.`);
+  }
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [name, flag] of Object.entries(command.flags)) {
+    const given = parsed.values[name];
+    const fromEnv = flag.env ? env[flag.env] : undefined;
+    if (given !== undefined) values[name] = given as string | boolean;
+    else if (fromEnv !== undefined && fromEnv !== '')
+      values[name] = flag.type === 'boolean' ? parseBool(fromEnv, flag.env ?? '') : fromEnv;
+    else values[name] = flag.default ?? (flag.type === 'boolean' ? false : undefined);
+  }
+  return { values: values as Values<F>, args: parsed.positionals, help: parsed.values.help === true };
+}
+
+function parseBool(value: string, name: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new UsageError(`${name}=${value}: expected true or false`);
+}
+
+export function renderHelp(command: Command): string {
+  const rows = [...Object.entries(command.flags), ['help', HELP_FLAG] as const].map(([name, flag]) => {
+    const left = `${flag.short ? `-${flag.short}, ` : '    '}--${name}${flag.type === 'string' ? ` <${flag.placeholder ?? 'value'}>` : ''}`;
+    const extras = [
+      flag.default !== undefined && flag.default !== false ? `default ${JSON.stringify(flag.default)}` : '',
+      flag.env ? `env ${flag.env}` : '',
+    ].filter(Boolean);
+    return [left, `${flag.description}${extras.length ? ` (${extras.join('; ')})` : ''}`];
+  });
+  const width = Math.max(...rows.map(([l]) => l?.length ?? 0)) + 2;
+  const flags = rows.map(([l, r]) => `  ${(l ?? '').padEnd(width)}${r}`).join('\n');
+  return `Usage: ${command.usage}\n\n${command.description.trim()}\n\nFlags:\n${flags}\n`;
+}
+
+/** Flags shared by every command that talks to a cluster. */
+export const KUBE_FLAGS = {
+  kubeconfig: {
+    type: 'string',
+    env: 'KUBECONFIG',
+    placeholder: 'path',
+    description: 'kubeconfig file; default ~/.kube/config, or the in-cluster configuration',
+  },
+  context: {
+    type: 'string',
+    env: 'JANUS_CONTEXT',
+    placeholder: 'name',
+    description: 'kubeconfig context to use',
+  },
+} as const satisfies Flags;
+
+export const LOG_FLAGS = {
+  'log-level': {
+    type: 'string',
+    env: 'JANUS_LOG_LEVEL',
+    default: 'info',
+    placeholder: 'level',
+    description: 'fatal, error, warn, info, debug or trace',
+  },
+} as const satisfies Flags;
+
+export function positiveInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${flag}: expected a positive whole number, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,197 @@
+/**
+ * What a saga stage works with: the controller's clients and services (SagaDeps), and, per
+ * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
+ */
+import type { Change, Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
+import { API_VERSION, PLURAL } from '../api/v1alpha1/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { PatchType } from '../kube/client.ts';
+import type { EventSink, EventType } from '../kube/events.ts';
+import { type Objects, UnknownKindError } from '../kube/resources.ts';
+import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
+import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
+import type { Logger } from '../log/index.ts';
+import type { RollbackStore } from '../rollback-store/store.ts';
+import { isTerminal, type PhaseDetail, progressOf, transitionPath, withPhase } from '../saga/status.ts';
+import { type ResolvedTarget, resolveTarget, serviceAccountUser } from '../saga/targets.ts';
+import type { HeldLocks } from './held-locks.ts';
+import type { ServiceAccounts } from './service-accounts.ts';
+
+export interface SagaMetrics {
+  transition(from: Phase, to: Phase): void;
+  transactionFinished(outcome: 'Committed' | 'RolledBack' | 'Failed', seconds: number): void;
+  itemOperation(
+    operation: 'prepare' | 'dryrun' | 'commit' | 'rollback',
+    result: 'success' | 'conflict' | 'error',
+  ): void;
+  itemCount(n: number): void;
+}
+
+export const noSagaMetrics: SagaMetrics = {
+  transition: () => {},
+  transactionFinished: () => {},
+  itemOperation: () => {},
+  itemCount: () => {},
+};
+
+export interface SagaDeps {
+  /** The controller's own identity. */
+  client: KubeClient;
+  objects: Objects;
+  locks: LeaseLocks;
+  store: RollbackStore;
+  events: EventSink;
+  metrics: SagaMetrics;
+  log: Logger;
+  now: () => number;
+  /** Where locks of cluster-scoped targets live. */
+  controllerNamespace: string;
+  serviceAccounts: ServiceAccounts;
+  heldLocks: HeldLocks;
+  /**
+   * Git order: the name of an earlier transaction from the same repository, not yet finished,
+   * that changes one of these targets (by targetKey); undefined when there is none.
+   */
+  queuedAhead(txn: Transaction, targetKeys: ReadonlySet<string>): Promise<string | undefined>;
+  /** Told of every write of a Transaction, so the controller can recognise stale cache reads. */
+  onWrite(txn: Transaction): void;
+}
+
+export interface Item {
+  index: number;
+  change: Change;
+  target: ResolvedTarget;
+  lock: LockKey;
+}
+
+const transactionPath = (txn: Transaction, sub?: string) =>
+  `/apis/${API_VERSION}/namespaces/${txn.metadata.namespace}/${PLURAL}/${txn.metadata.name}${sub ? `/${sub}` : ''}`;
+
+export class SagaRun {
+  txn: Transaction;
+  readonly deps: SagaDeps;
+  readonly items: Item[];
+  /** Why a target could not be resolved (a kind the server does not serve), if one could not. */
+  readonly unresolved: string | undefined;
+
+  private constructor(deps: SagaDeps, txn: Transaction, items: Item[], unresolved: string | undefined) {
+    this.deps = deps;
+    this.txn = txn;
+    this.items = items;
+    this.unresolved = unresolved;
+  }
+
+  /**
+   * Resolves every change's target through discovery. A kind the server does not serve is
+   * recorded in `unresolved` (and assumed namespaced) rather than thrown, so the transaction can
+   * fail with a message naming it.
+   */
+  static async start(deps: SagaDeps, txn: Transaction): Promise<SagaRun> {
+    const namespace = txn.metadata.namespace ?? '';
+    let unresolved: string | undefined;
+    const items = await Promise.all(
+      txn.spec.changes.map(async (change, index) => {
+        let namespaced = true;
+        try {
+          namespaced = (await deps.objects.discovery.mapping(change.target.apiVersion, change.target.kind))
+            .namespaced;
+        } catch (e) {
+          if (!(e instanceof UnknownKindError)) throw e;
+          unresolved ??= `change ${index}: ${e.message}`;
+        }
+        const target = resolveTarget(change.target, namespace, namespaced);
+        return {
+          index,
+          change,
+          target,
+          lock: { namespace: leaseNamespace(target, deps.controllerNamespace), name: leaseName(target) },
+        };
+      }),
+    );
+    return new SagaRun(deps, txn, items, unresolved);
+  }
+
+  get name(): string {
+    return `${this.txn.metadata.namespace}/${this.txn.metadata.name}`;
+  }
+
+  get status(): TransactionStatus {
+    return this.txn.status ?? {};
+  }
+
+  get phase(): Phase {
+    return this.status.phase ?? 'Pending';
+  }
+
+  /** Target reads and writes, as the transaction's ServiceAccount. */
+  asServiceAccount(): Objects {
+    return this.deps.objects.as(serviceAccountUser(this.txn));
+  }
+
+  /** Namespaces holding this transaction's lock Leases. */
+  lockNamespaces(): Set<string> {
+    return new Set(this.items.map((i) => i.lock.namespace));
+  }
+
+  async event(type: EventType, reason: string, message: string): Promise<void> {
+    await this.deps.events.record(this.txn, type, reason, message);
+  }
+
+  /**
+   * Persists a new status, moving to `phase` if given. Each logical transition on the way (e.g.
+   * Preparing → Prepared → Committing in one write) is counted in metrics and recorded as one
+   * Event carrying `detail`.
+   */
+  async writeStatus(
+    status: TransactionStatus,
+    phase?: { to: Phase; detail: PhaseDetail; eventType?: EventType },
+  ): Promise<Transaction> {
+    const from = this.phase;
+    const now = new Date(this.deps.now());
+    let next: TransactionStatus = { ...status, progress: progressOf(status, this.items.length) };
+    if (phase) next = withPhase(next, phase.to, phase.detail, now, this.txn.metadata.generation);
+    const updated = await this.deps.client.request<Transaction>({
+      method: 'PATCH',
+      path: transactionPath(this.txn, 'status'),
+      contentType: PatchType.merge,
+      body: { status: mergePatchOf(this.txn.status ?? {}, next) },
+    });
+    this.txn = updated;
+    this.deps.onWrite(updated);
+    this.deps.log.debug({ transaction: this.name, phase: updated.status?.phase }, 'status written');
+    if (phase && phase.to !== from) {
+      let previous = from;
+      for (const to of transitionPath(from, phase.to)) {
+        this.deps.metrics.transition(previous, to);
+        previous = to;
+      }
+      if (isTerminal(phase.to) && next.startedAt) {
+        const seconds = (now.getTime() - Date.parse(next.startedAt)) / 1000;
+        this.deps.metrics.transactionFinished(phase.to as 'Committed' | 'RolledBack' | 'Failed', seconds);
+      }
+      const type =
+        phase.eventType ?? (phase.to === 'Failed' || phase.to === 'RollingBack' ? 'Warning' : 'Normal');
+      await this.event(type, phase.to, phase.detail.message);
+    }
+    return updated;
+  }
+
+  /** A JSON patch on the Transaction's metadata (finalizer, one-shot annotations). */
+  async patchMetadata(operations: unknown[]): Promise<Transaction> {
+    this.txn = await this.deps.client.request<Transaction>({
+      method: 'PATCH',
+      path: transactionPath(this.txn),
+      contentType: PatchType.json,
+      body: operations,
+    });
+    this.deps.onWrite(this.txn);
+    return this.txn;
+  }
+}
+
+/** A merge patch turning `before` into `after` at the top level: removed fields become null. */
+function mergePatchOf(before: TransactionStatus, after: TransactionStatus): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...after };
+  for (const key of Object.keys(before)) if (!(key in after)) patch[key] = null;
+  return patch;
+}

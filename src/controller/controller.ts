@@ -1,0 +1,184 @@
+/**
+ * The Transaction controller: an informer on Transactions feeds a keyed work queue whose workers
+ * run the reconciler, so independent transactions proceed in parallel and one transaction never
+ * has two reconciles at once.
+ */
+import {
+  ANNOTATION_SOURCE_REPOSITORY,
+  ANNOTATION_SOURCE_SEQUENCE,
+  API_VERSION,
+  type Phase,
+  PLURAL,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { EventRecorder } from '../kube/events.ts';
+import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
+import { LeaseLocks, type LockEvent } from '../locks/lease-locks.ts';
+import type { Logger } from '../log/index.ts';
+import { RollbackStore } from '../rollback-store/store.ts';
+import { dropManagedFields, Informer } from '../runtime/informer.ts';
+import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
+import { isTerminal } from '../saga/status.ts';
+import { resolveTarget, targetKey } from '../saga/targets.ts';
+import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
+import { HeldLocks } from './held-locks.ts';
+import { Reconciler } from './reconciler.ts';
+import { ServiceAccounts } from './service-accounts.ts';
+import { WriteHistory } from './write-history.ts';
+
+export interface ControllerMetrics extends SagaMetrics {
+  lockOperation: LockEvent;
+  workQueue?: WorkQueueMetrics;
+  activeTransactions?(counts: Partial<Record<Phase, number>>): void;
+  reconcile?(result: 'success' | 'error' | 'requeue', seconds: number): void;
+}
+
+export interface ControllerOptions {
+  /** The controller's own identity. */
+  client: KubeClient;
+  /** Where locks of cluster-scoped targets live (the controller's namespace). */
+  controllerNamespace: string;
+  /** Only Transactions in this namespace; all namespaces when undefined. */
+  watchNamespace?: string | undefined;
+  /** Transactions reconciled at once. */
+  concurrency: number;
+  log: Logger;
+  metrics?: ControllerMetrics | undefined;
+  /** Name reported in Events (the pod name in a cluster). */
+  instance?: string | undefined;
+  now?: () => number;
+}
+
+export class TransactionController {
+  readonly informer: Informer<Transaction>;
+  readonly #queue: WorkQueue;
+  readonly #reconciler: Reconciler;
+  readonly #history = new WriteHistory();
+  readonly #log: Logger;
+  readonly #metrics: ControllerMetrics | undefined;
+  readonly #discovery: Discovery;
+  #gaugeTimer: NodeJS.Timeout | undefined;
+
+  constructor(opts: ControllerOptions) {
+    this.#log = opts.log;
+    this.#metrics = opts.metrics;
+    const now = opts.now ?? Date.now;
+    this.#discovery = new Discovery(opts.client);
+    for (const m of CORE_MAPPINGS) this.#discovery.seed(m);
+    const deps: SagaDeps = {
+      client: opts.client,
+      objects: new Objects(opts.client, this.#discovery),
+      locks: new LeaseLocks(opts.client, {
+        now,
+        ...(opts.metrics && { onEvent: opts.metrics.lockOperation }),
+      }),
+      store: new RollbackStore(opts.client),
+      events: new EventRecorder(opts.client, {
+        component: 'janus-controller',
+        instance: opts.instance ?? 'janus-controller',
+        onError: (e) => opts.log.warn({ err: e }, 'could not record an Event'),
+      }),
+      metrics: opts.metrics ?? noSagaMetrics,
+      log: opts.log,
+      now,
+      controllerNamespace: opts.controllerNamespace,
+      serviceAccounts: new ServiceAccounts(opts.client, now),
+      heldLocks: new HeldLocks(),
+      queuedAhead: (txn, keys) => this.#queuedAhead(txn, keys),
+      onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),
+    };
+    this.#reconciler = new Reconciler(deps);
+    const path = opts.watchNamespace
+      ? `/apis/${API_VERSION}/namespaces/${opts.watchNamespace}/${PLURAL}`
+      : `/apis/${API_VERSION}/${PLURAL}`;
+    this.informer = new Informer<Transaction>({
+      client: opts.client,
+      path,
+      transform: dropManagedFields,
+      logger: opts.log,
+      handlers: {
+        onAdd: (_obj, key) => this.#queue.add(key),
+        onUpdate: (_old, _obj, key) => this.#queue.add(key),
+        onDelete: (_obj, key) => this.#history.forget(key),
+      },
+    });
+    this.#queue = new WorkQueue({
+      handler: (key) => this.#handle(key),
+      concurrency: opts.concurrency,
+      logger: opts.log,
+      metrics: opts.metrics?.workQueue,
+    });
+  }
+
+  start(): void {
+    this.informer.start();
+    this.#gaugeTimer = setInterval(() => this.#updateActiveGauge(), 5_000);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#gaugeTimer);
+    await this.#queue.shutdown();
+    await this.informer.stop();
+  }
+
+  hasSynced(): boolean {
+    return this.informer.hasSynced();
+  }
+
+  async #handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
+    const txn = this.informer.get(key);
+    if (!txn) return undefined;
+    // A watch lagging behind our own writes must not make us act on a state we already left.
+    if (this.#history.isStale(key, txn.metadata.resourceVersion)) return undefined;
+    this.#history.read(key, txn.metadata.resourceVersion);
+    const started = performance.now();
+    try {
+      const result = await this.#reconciler.reconcile(txn);
+      const seconds = (performance.now() - started) / 1000;
+      this.#metrics?.reconcile?.(result.requeueAfterMs !== undefined ? 'requeue' : 'success', seconds);
+      return result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : undefined;
+    } catch (e) {
+      this.#metrics?.reconcile?.('error', (performance.now() - started) / 1000);
+      this.#log.warn({ err: e, transaction: key }, 'reconcile failed; retrying with backoff');
+      throw e;
+    }
+  }
+
+  /** Git order: an unfinished transaction from the same repository, earlier in it, sharing a target. */
+  async #queuedAhead(txn: Transaction, keys: ReadonlySet<string>): Promise<string | undefined> {
+    const repository = txn.metadata.annotations?.[ANNOTATION_SOURCE_REPOSITORY];
+    const sequence = Number(txn.metadata.annotations?.[ANNOTATION_SOURCE_SEQUENCE]);
+    if (!repository || !Number.isFinite(sequence)) return undefined;
+    for (const other of this.informer.list()) {
+      const annotations = other.metadata.annotations ?? {};
+      if (annotations[ANNOTATION_SOURCE_REPOSITORY] !== repository) continue;
+      if (!(Number(annotations[ANNOTATION_SOURCE_SEQUENCE]) < sequence)) continue;
+      if (other.metadata.deletionTimestamp || isTerminal(other.status?.phase)) continue;
+      for (const change of other.spec.changes) {
+        const mapping = await this.#discovery
+          .mapping(change.target.apiVersion, change.target.kind)
+          .catch(() => undefined);
+        const key = targetKey(
+          resolveTarget(change.target, other.metadata.namespace ?? '', mapping?.namespaced ?? true),
+        );
+        if (keys.has(key)) return `transaction ${keyOf(other)}`;
+      }
+    }
+    return undefined;
+  }
+
+  #updateActiveGauge(): void {
+    if (!this.#metrics?.activeTransactions) return;
+    const counts: Partial<Record<Phase, number>> = {};
+    for (const txn of this.informer.list()) {
+      const phase = txn.status?.phase ?? 'Pending';
+      if (!isTerminal(phase)) counts[phase] = (counts[phase] ?? 0) + 1;
+    }
+    this.#metrics.activeTransactions(counts);
+  }
+}
+
+function keyOf(txn: Transaction): string {
+  return `${txn.metadata.namespace}/${txn.metadata.name}`;
+}

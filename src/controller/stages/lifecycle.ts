@@ -1,0 +1,116 @@
+/** Stages around the saga proper: finalizer, cleanup, one-shot annotations, entering rollback. */
+import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
+import { isInvalid } from '../../kube/errors.ts';
+import { parseDuration } from '../../locks/lease-name.ts';
+import { type RollbackCause, recoveryDelayMs } from '../../saga/decide.ts';
+import type { SagaRun } from '../context.ts';
+import { releaseLocks } from '../locking.ts';
+
+export type StageResult = { txn: Transaction } | { requeueAfterMs: number };
+
+const annotationPath = (name: string) =>
+  `/metadata/annotations/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+
+export async function addFinalizer(run: SagaRun): Promise<StageResult> {
+  const ops = run.txn.metadata.finalizers
+    ? [{ op: 'add', path: '/metadata/finalizers/-', value: FINALIZER }]
+    : [{ op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }];
+  return { txn: await run.patchMetadata(ops) };
+}
+
+async function removeFinalizer(run: SagaRun): Promise<Transaction> {
+  const index = run.txn.metadata.finalizers?.indexOf(FINALIZER) ?? -1;
+  if (index < 0) return run.txn;
+  // The test makes the removal exact even if another finalizer was added meanwhile.
+  return run.patchMetadata([
+    { op: 'test', path: `/metadata/finalizers/${index}`, value: FINALIZER },
+    { op: 'remove', path: `/metadata/finalizers/${index}` },
+  ]);
+}
+
+/** Terminal: every lock is released and the finalizer goes, so deleting the object is instant. */
+export async function cleanup(run: SagaRun): Promise<StageResult> {
+  await releaseLocks(run);
+  return { txn: await removeFinalizer(run) };
+}
+
+/** Deleted while in flight: release the locks and let it go. No rollback (SPEC §3). */
+export async function finalize(run: SagaRun): Promise<StageResult> {
+  await releaseLocks(run);
+  if (run.txn.status?.phase && !['Committed', 'RolledBack', 'Failed'].includes(run.txn.status.phase)) {
+    await run.event(
+      'Warning',
+      'DeletedInFlight',
+      `deleted while ${run.txn.status.phase}: locks released, nothing rolled back`,
+    );
+  }
+  return { txn: await removeFinalizer(run) };
+}
+
+async function removeAnnotation(run: SagaRun, annotation: string): Promise<Transaction> {
+  try {
+    return await run.patchMetadata([{ op: 'remove', path: annotationPath(annotation) }]);
+  } catch (e) {
+    if (isInvalid(e)) return run.txn; // already gone
+    throw e;
+  }
+}
+
+export async function dropAnnotation(run: SagaRun, annotation: string, why: string): Promise<StageResult> {
+  await run.event('Warning', 'AnnotationIgnored', `${annotation} removed: ${why}`);
+  return { txn: await removeAnnotation(run, annotation) };
+}
+
+const CAUSE_MESSAGES: Record<RollbackCause, string> = {
+  RollbackRequested: 'rollback requested with the tx.janus.io/request-rollback annotation',
+  RollbackRetried: 'rollback retried with the tx.janus.io/retry-rollback annotation',
+  Recovery: 'retrying the rollback that failed',
+};
+
+/**
+ * Committed or Failed → RollingBack with a fresh deadline: a transaction committed long ago can
+ * still be rolled back. The status is written before the annotation is removed, so a crash in
+ * between cannot lose the request.
+ */
+export async function beginRollback(
+  run: SagaRun,
+  cause: RollbackCause,
+  consume?: string,
+): Promise<StageResult> {
+  const now = run.deps.now();
+  const status = run.status;
+  const attempts = cause === 'Recovery' ? (status.recoveryAttempts ?? 0) + 1 : 0;
+  const items = (status.items ?? []).map((item) =>
+    cause === 'RollbackRetried' && item.committed && !item.rolledBack
+      ? { ...item, conflict: false, error: '' } // a human asked: conflicts are tried again
+      : item,
+  );
+  const { nextRecoveryAt: _next, completedAt: _completed, ...rest } = status;
+  await run.writeStatus(
+    {
+      ...rest,
+      items,
+      recoveryAttempts: attempts,
+      deadline: new Date(now + parseDuration(run.txn.spec.timeout ?? '30m')).toISOString(),
+    },
+    { to: 'RollingBack', detail: { reason: cause, message: CAUSE_MESSAGES[cause] } },
+  );
+  return { txn: consume ? await removeAnnotation(run, consume) : run.txn };
+}
+
+/** When the next automatic recovery attempt may run after a rollback that failed. */
+export function nextRecovery(run: SagaRun): string {
+  return new Date(run.deps.now() + recoveryDelayMs(run.status.recoveryAttempts ?? 0)).toISOString();
+}
+
+/** Records why the transaction waits for a lock (once per new reason) and looks again soon. */
+export async function lockWait(run: SagaRun, message: string, retryInMs: number): Promise<StageResult> {
+  const reconciling = run.status.conditions?.find((c) => c.type === 'Reconciling');
+  if (reconciling?.reason !== 'LockWait' || reconciling.message !== message) {
+    await run.writeStatus(run.status, { to: run.phase, detail: { reason: 'LockWait', message } });
+    await run.event('Normal', 'LockWait', message);
+  }
+  const deadline = Date.parse(run.status.deadline ?? '');
+  const untilDeadline = Number.isNaN(deadline) ? retryInMs : Math.max(0, deadline - run.deps.now()) + 10;
+  return { requeueAfterMs: Math.min(retryInMs, untilDeadline) };
+}

@@ -1,0 +1,110 @@
+/**
+ * RollingBack → RolledBack: undo every committed change in reverse order from the rollback
+ * store. A target someone else changed after our commit is left alone and reported as a
+ * conflict; the others are still undone. Failures that a retry may fix schedule a bounded,
+ * backed-off automatic retry; conflicts wait for a human (retry-rollback, janus recover).
+ */
+import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import { MAX_RECOVERY_ATTEMPTS } from '../../saga/decide.ts';
+import { describeTarget } from '../../saga/targets.ts';
+import { undo } from '../changes.ts';
+import type { SagaRun } from '../context.ts';
+import { holdLocks } from '../locking.ts';
+import { lockWait, nextRecovery, type StageResult } from './lifecycle.ts';
+import { isPastDeadline } from './prepare.ts';
+
+export async function rollback(run: SagaRun): Promise<StageResult> {
+  const { deps, txn } = run;
+  const items: ItemStatus[] = (run.status.items ?? []).map((i) => ({ ...i }));
+  const pending = run.items.filter((i) => {
+    const s = items[i.index];
+    return s?.committed && !s.rolledBack && !s.conflict;
+  });
+  pending.reverse();
+
+  if (isPastDeadline(run)) return finish(run, items, 'the rollback deadline passed');
+  const sa = txn.spec.serviceAccountName;
+  if (!(await deps.serviceAccounts.exists(txn.metadata.namespace ?? '', sa))) {
+    return finish(run, items, `ServiceAccount "${sa}" not found in namespace "${txn.metadata.namespace}"`);
+  }
+  const locked = await holdLocks(run, pending);
+  if (!locked.held) return lockWait(run, locked.message, locked.retryInMs);
+
+  let reader: Awaited<ReturnType<typeof deps.store.open>>;
+  try {
+    reader = await deps.store.open(txn);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    return finish(
+      run,
+      items,
+      `the rollback store ConfigMap ${run.status.rollbackRef} is missing: prior states are lost`,
+    );
+  }
+
+  for (const item of pending) {
+    if (isPastDeadline(run)) return finish(run, items, 'the rollback deadline passed');
+    const state = items[item.index] ?? {};
+    const { prior } = await reader.snapshot(item.index);
+    const result = await undo(run, item, state, prior);
+    if (result.kind === 'undone') {
+      items[item.index] = { ...state, rolledBack: true, error: '' };
+      deps.metrics.itemOperation('rollback', 'success');
+    } else {
+      const conflict = result.kind === 'conflict';
+      items[item.index] = { ...state, conflict, error: result.message };
+      deps.metrics.itemOperation('rollback', conflict ? 'conflict' : 'error');
+      await run.event('Warning', conflict ? 'RollbackConflict' : 'RollbackFailed', result.message);
+    }
+  }
+  return finish(run, items, undefined);
+}
+
+/** RolledBack when nothing committed is left standing; otherwise Failed, saying exactly what is. */
+async function finish(
+  run: SagaRun,
+  items: ItemStatus[],
+  stoppedBecause: string | undefined,
+): Promise<StageResult> {
+  const left = run.items.filter((i) => items[i.index]?.committed && !items[i.index]?.rolledBack);
+  const undone = run.items.filter((i) => items[i.index]?.rolledBack).length;
+  const { nextRecoveryAt: _next, ...rest } = run.status;
+  const status: TransactionStatus = { ...rest, items };
+  if (left.length === 0) {
+    return {
+      txn: await run.writeStatus(status, {
+        to: 'RolledBack',
+        detail: { reason: 'RolledBack', message: `${undone} committed change(s) rolled back${causeOf(run)}` },
+      }),
+    };
+  }
+  const conflicts = left.filter((i) => items[i.index]?.conflict);
+  const others = left.filter((i) => !items[i.index]?.conflict);
+  const parts: string[] = [];
+  if (stoppedBecause) parts.push(`rollback stopped: ${stoppedBecause}`);
+  if (conflicts.length > 0) {
+    parts.push(
+      `left as they are because someone else changed them after commit: ${conflicts.map((i) => describeTarget(i.target)).join(', ')}`,
+    );
+  }
+  if (others.length > 0) {
+    parts.push(`not rolled back yet: ${others.map((i) => describeTarget(i.target)).join(', ')}`);
+    if ((run.status.recoveryAttempts ?? 0) < MAX_RECOVERY_ATTEMPTS) status.nextRecoveryAt = nextRecovery(run);
+  }
+  parts.push(`see \`janus recover ${run.txn.metadata.name} -n ${run.txn.metadata.namespace}\``);
+  return {
+    txn: await run.writeStatus(status, {
+      to: 'Failed',
+      detail: {
+        reason: conflicts.length > 0 ? 'RollbackConflict' : 'RollbackFailed',
+        message: parts.join('; '),
+      },
+    }),
+  };
+}
+
+function causeOf(run: SagaRun): string {
+  const why = run.status.conditions?.find((c) => c.type === 'Reconciling')?.message;
+  return why ? ` (${why})` : '';
+}

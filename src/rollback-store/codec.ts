@@ -1,0 +1,131 @@
+/**
+ * How prior states are laid out in rollback-store objects. Pure.
+ *
+ * Each snapshot is one JSON value under the key `item-<index>`; a snapshot larger than one object
+ * allows is split into `item-<index>.part-<k>` keys across several objects. Snapshots of Secrets
+ * go to Secret objects only, so secret data never lands in a ConfigMap. The first ConfigMap holds
+ * `index.json`, which says where every snapshot is.
+ */
+import type { KubeObject } from '../kube/resources.ts';
+
+export interface Snapshot {
+  index: number;
+  /** The object before the transaction touched it; undefined when it did not exist. */
+  prior: KubeObject | undefined;
+}
+
+export type StoreKind = 'ConfigMap' | 'Secret';
+
+interface Placement {
+  kind: StoreKind;
+  /** Objects (by ordinal among objects of that kind) holding the parts, in order. */
+  parts: number[];
+}
+
+export interface StoreIndex {
+  version: 1;
+  configMaps: number;
+  secrets: number;
+  items: Record<string, Placement>;
+}
+
+/** What to write: the data of each ConfigMap and Secret, by ordinal. */
+export interface EncodedStore {
+  configMaps: Record<string, string>[];
+  secrets: Record<string, string>[];
+}
+
+/**
+ * Budget for the values of one object: the API server caps an object at 1 MiB (etcd's request
+ * limit is a little above), leaving room for metadata and keys.
+ */
+export const OBJECT_BUDGET_BYTES = 900 * 1024;
+export const INDEX_KEY = 'index.json';
+
+const isSecret = (s: Snapshot) => s.prior?.kind === 'Secret' && s.prior.apiVersion === 'v1';
+
+export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDGET_BYTES): EncodedStore {
+  const out: EncodedStore = { configMaps: [{}], secrets: [] };
+  const used = { ConfigMap: [0], Secret: [] as number[] };
+  const index: StoreIndex = { version: 1, configMaps: 0, secrets: 0, items: {} };
+  // The index itself lives in the first ConfigMap; reserve room for it.
+  used.ConfigMap[0] = 64 * 1024;
+
+  // Secret values are stored base64-encoded: a third larger.
+  const limitOf = (kind: StoreKind) => (kind === 'Secret' ? Math.floor((budget * 3) / 4) : budget);
+  const place = (kind: StoreKind, key: string, value: string): number => {
+    const objects = kind === 'ConfigMap' ? out.configMaps : out.secrets;
+    const sizes = used[kind];
+    let slot = sizes.findIndex((size) => size + key.length + value.length <= limitOf(kind));
+    if (slot < 0) {
+      objects.push({});
+      sizes.push(0);
+      slot = objects.length - 1;
+    }
+    (objects[slot] as Record<string, string>)[key] = value;
+    sizes[slot] = (sizes[slot] ?? 0) + key.length + value.length;
+    return slot;
+  };
+
+  for (const snapshot of snapshots) {
+    const kind: StoreKind = isSecret(snapshot) ? 'Secret' : 'ConfigMap';
+    const json = JSON.stringify(snapshot.prior ?? null);
+    const chunk = limitOf(kind) - 1024;
+    const pieces = json.length <= chunk ? [json] : splitString(json, chunk);
+    const parts = pieces.map((piece, k) =>
+      place(kind, pieces.length === 1 ? `item-${snapshot.index}` : `item-${snapshot.index}.part-${k}`, piece),
+    );
+    index.items[String(snapshot.index)] = { kind, parts };
+  }
+  index.configMaps = out.configMaps.length;
+  index.secrets = out.secrets.length;
+  const indexJson = JSON.stringify(index);
+  if (indexJson.length > 64 * 1024) throw new Error('rollback store index exceeds 64 KiB');
+  (out.configMaps[0] as Record<string, string>)[INDEX_KEY] = indexJson;
+  return out;
+}
+
+function splitString(s: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  return out;
+}
+
+export function decodeIndex(first: Record<string, string> | undefined): StoreIndex {
+  const raw = first?.[INDEX_KEY];
+  if (!raw) throw new Error(`rollback store has no ${INDEX_KEY}`);
+  return JSON.parse(raw) as StoreIndex;
+}
+
+/** Reads one snapshot, given the data of the objects it was placed in. */
+export function decodeSnapshot(
+  index: StoreIndex,
+  itemIndex: number,
+  dataOf: (kind: StoreKind, ordinal: number) => Record<string, string> | undefined,
+): Snapshot {
+  const placement = index.items[String(itemIndex)];
+  if (!placement) throw new Error(`rollback store has no snapshot for change ${itemIndex}`);
+  const single = placement.parts.length === 1;
+  const json = placement.parts
+    .map((ordinal, k) => {
+      const key = single ? `item-${itemIndex}` : `item-${itemIndex}.part-${k}`;
+      const value = dataOf(placement.kind, ordinal)?.[key];
+      if (value === undefined)
+        throw new Error(`rollback store is missing ${key} (${placement.kind} #${ordinal})`);
+      return value;
+    })
+    .join('');
+  const prior = JSON.parse(json) as KubeObject | null;
+  return { index: itemIndex, prior: prior ?? undefined };
+}
+
+/** Object name for the ordinal-th ConfigMap or Secret of a transaction's store. */
+export function storeObjectName(txnName: string, ordinal: number): string {
+  return ordinal === 0 ? `${txnName}-rollback` : `${txnName}-rollback-${ordinal}`;
+}
+
+/** Drops what a snapshot never needs, to keep stores and transfers small. */
+export function compactPrior(obj: KubeObject): KubeObject {
+  const { managedFields: _managedFields, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}

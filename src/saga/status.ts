@@ -1,0 +1,144 @@
+/**
+ * The saga's phases and the status they show: which transitions are legal, and the kstatus
+ * conditions (Ready, Reconciling, Stalled) plus Prepared/Committed/RolledBack for each phase, so
+ * `kubectl wait`, Flux and Argo CD health checks read a Transaction correctly.
+ */
+import type { Condition, Phase, TransactionStatus } from '../api/v1alpha1/index.ts';
+
+export const TERMINAL_PHASES: ReadonlySet<Phase> = new Set(['Committed', 'RolledBack', 'Failed']);
+
+export const isTerminal = (phase: Phase | undefined): boolean =>
+  phase !== undefined && TERMINAL_PHASES.has(phase);
+
+/** Every legal edge of the state machine (SPEC §3). */
+export const TRANSITIONS: Readonly<Record<Phase, readonly Phase[]>> = {
+  Pending: ['Preparing', 'Failed'],
+  Preparing: ['Prepared', 'Failed'],
+  Prepared: ['Committing', 'Failed'],
+  Committing: ['Committed', 'RollingBack', 'Failed'],
+  Committed: ['RollingBack'],
+  RollingBack: ['RolledBack', 'Failed'],
+  RolledBack: [],
+  Failed: ['RollingBack'],
+};
+
+export class IllegalTransitionError extends Error {
+  override readonly name = 'IllegalTransitionError';
+}
+
+/** The path of logical transitions from one phase to another, e.g. Preparing → Prepared → Committing. */
+export function transitionPath(from: Phase, to: Phase): Phase[] {
+  if (from === to) return [];
+  if (TRANSITIONS[from].includes(to)) return [to];
+  for (const via of TRANSITIONS[from]) {
+    if (TRANSITIONS[via].includes(to)) return [via, to];
+  }
+  throw new IllegalTransitionError(`a Transaction cannot go from ${from} to ${to}`);
+}
+
+export interface PhaseDetail {
+  /** CamelCase reason for the phase's main condition, e.g. "LockWait", "RollbackConflict". */
+  reason: string;
+  message: string;
+}
+
+type ConditionSpec = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+/** The conditions a Transaction shows in `phase`, given why it is there. */
+export function conditionsFor(phase: Phase, detail: PhaseDetail): ConditionSpec[] {
+  const c = (type: string, status: Condition['status'], reason: string, message: string): ConditionSpec => ({
+    type,
+    status,
+    reason,
+    message,
+  });
+  const inFlight = !isTerminal(phase);
+  const out: ConditionSpec[] = [
+    c('Ready', phase === 'Committed' ? 'True' : 'False', detail.reason, detail.message),
+    inFlight
+      ? c('Reconciling', 'True', detail.reason, detail.message)
+      : c('Reconciling', 'False', phase, `the transaction is ${phase}`),
+    phase === 'Failed'
+      ? c('Stalled', 'True', detail.reason, detail.message)
+      : c('Stalled', 'False', phase, 'the transaction is not stalled'),
+  ];
+  switch (phase) {
+    case 'Pending':
+    case 'Preparing':
+      out.push(c('Prepared', 'False', detail.reason, detail.message));
+      break;
+    case 'Prepared':
+    case 'Committing':
+      out.push(
+        c(
+          'Prepared',
+          'True',
+          'TargetsLockedAndSnapshotted',
+          'every target is locked, snapshotted and dry-run',
+        ),
+      );
+      out.push(c('Committed', 'False', detail.reason, detail.message));
+      break;
+    case 'Committed':
+      out.push(c('Committed', 'True', detail.reason, detail.message));
+      break;
+    case 'RollingBack':
+      out.push(c('Committed', 'False', detail.reason, detail.message));
+      out.push(c('RolledBack', 'False', detail.reason, detail.message));
+      break;
+    case 'RolledBack':
+      out.push(c('Committed', 'False', detail.reason, detail.message));
+      out.push(c('RolledBack', 'True', detail.reason, detail.message));
+      break;
+    case 'Failed':
+      break;
+  }
+  return out;
+}
+
+/**
+ * Merges conditions into a status: a condition whose status did not change keeps its
+ * lastTransitionTime, as metav1.SetStatusCondition does.
+ */
+export function mergeConditions(
+  existing: readonly Condition[] | undefined,
+  updates: readonly ConditionSpec[],
+  now: string,
+  observedGeneration: number | undefined,
+): Condition[] {
+  const byType = new Map((existing ?? []).map((c) => [c.type, c]));
+  for (const u of updates) {
+    const previous = byType.get(u.type);
+    const lastTransitionTime = previous && previous.status === u.status ? previous.lastTransitionTime : now;
+    byType.set(u.type, {
+      ...u,
+      lastTransitionTime,
+      ...(observedGeneration !== undefined && { observedGeneration }),
+    });
+  }
+  return [...byType.values()];
+}
+
+/** Applies a phase change (or a new detail in the same phase) to a status. */
+export function withPhase(
+  status: TransactionStatus,
+  phase: Phase,
+  detail: PhaseDetail,
+  now: Date,
+  generation: number | undefined,
+): TransactionStatus {
+  const at = now.toISOString();
+  return {
+    ...status,
+    phase,
+    ...(generation !== undefined && { observedGeneration: generation }),
+    conditions: mergeConditions(status.conditions, conditionsFor(phase, detail), at, generation),
+    ...(isTerminal(phase) ? { completedAt: at } : {}),
+  };
+}
+
+/** "3/10": the CHANGES printer column. */
+export function progressOf(status: TransactionStatus, total: number): string {
+  const committed = (status.items ?? []).filter((i) => i.committed && !i.rolledBack).length;
+  return `${committed}/${total}`;
+}

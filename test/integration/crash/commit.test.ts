@@ -1,0 +1,50 @@
+/**
+ * SPEC §3's central promise, proven by killing the controller process for real after each of its
+ * API requests, for a saga that commits: the restarted controller must end exactly where an
+ * uninterrupted run ends, with no duplicate apply, no false conflict and no leaked Lease.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { type Outcome, run } from '../../support/crash.ts';
+import { committingScenario } from '../../support/crash-scenarios.ts';
+import { useClients } from '../../support/kube.ts';
+
+const clients = useClients();
+
+async function freshNamespace(label: string): Promise<string> {
+  const name = `crash-commit-${label}-${randomBytes(3).toString('hex')}`;
+  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  return name;
+}
+
+describe('a committing saga killed after every API request', () => {
+  it('ends exactly as an uninterrupted run does, whichever request it dies after', async () => {
+    const scenario = committingScenario(clients.admin);
+    const baseline = await run(
+      clients.admin,
+      clients.kubeconfigs.controller,
+      scenario,
+      await freshNamespace('base'),
+    );
+    expect(baseline.phase).toBe('Committed');
+    expect(baseline.requests).toBeGreaterThan(10);
+
+    const outcomes: Array<Outcome & { k: number }> = [];
+    for (let k = 1; k <= baseline.requests; k++) {
+      const namespace = await freshNamespace(String(k));
+      const outcome = await run(clients.admin, clients.kubeconfigs.controller, scenario, namespace, k);
+      outcomes.push({ ...outcome, k });
+      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
+    }
+    // Every k up to the last request really killed the controller mid-saga.
+    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    for (const o of outcomes) {
+      expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
+        k: o.k,
+        phase: baseline.phase,
+        items: baseline.items,
+        targets: baseline.targets,
+      });
+    }
+  });
+});

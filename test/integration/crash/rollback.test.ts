@@ -1,0 +1,66 @@
+/**
+ * The crash test of a saga that rolls back: a fifth change is refused at commit, so the four
+ * before it are undone. Killed after each API request and restarted, it must still end RolledBack
+ * with every target as it was, no false conflict and no leaked Lease.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { failAtCommit } from '../../support/admission.ts';
+import { type Outcome, run } from '../../support/crash.ts';
+import { REFUSED_OBJECT, rollingBackScenario } from '../../support/crash-scenarios.ts';
+import { useClients } from '../../support/kube.ts';
+
+const clients = useClients();
+const LABEL = { 'janus-test/fail-at-commit': 'crash-rollback' };
+let removePolicy: (() => Promise<void>) | undefined;
+
+async function freshNamespace(label: string): Promise<string> {
+  const name = `crash-rollback-${label}-${randomBytes(3).toString('hex')}`;
+  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: LABEL } });
+  return name;
+}
+
+afterAll(async () => {
+  await removePolicy?.();
+});
+
+describe('a rolling-back saga killed after every API request', () => {
+  it('ends exactly as an uninterrupted run does, whichever request it dies after', async () => {
+    const probe = await freshNamespace('probe');
+    removePolicy = await failAtCommit(clients.admin, probe, REFUSED_OBJECT, { matchLabels: LABEL });
+    const scenario = rollingBackScenario(clients.admin);
+    const baseline = await run(
+      clients.admin,
+      clients.kubeconfigs.controller,
+      scenario,
+      await freshNamespace('base'),
+    );
+    expect(baseline.phase).toBe('RolledBack');
+    expect(baseline.targets).toMatchObject({
+      created: undefined,
+      updated: { data: { old: 'value' } },
+      patched: { data: { kept: 'yes', changed: 'before' } },
+      deleted: { data: { precious: 'data' } },
+      refused: undefined,
+    });
+
+    const outcomes: Array<Outcome & { k: number }> = [];
+    for (let k = 1; k <= baseline.requests; k++) {
+      const namespace = await freshNamespace(String(k));
+      outcomes.push({
+        ...(await run(clients.admin, clients.kubeconfigs.controller, scenario, namespace, k)),
+        k,
+      });
+      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
+    }
+    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    for (const o of outcomes) {
+      expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
+        k: o.k,
+        phase: baseline.phase,
+        items: baseline.items,
+        targets: baseline.targets,
+      });
+    }
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Crash-safety harness: runs a saga scenario once uninterrupted, then once per API request k,
+ * killing the controller (SIGKILL, from inside, right after its k-th request) and restarting it,
+ * and compares every outcome with the uninterrupted one.
+ */
+import type { Phase, Transaction } from '../../src/api/v1alpha1/index.ts';
+import type { Objects } from '../../src/kube/resources.ts';
+import { startController } from './controller-process.ts';
+import { eventually } from './eventually.ts';
+import { getTxn, leasesOf, txnRef } from './saga.ts';
+
+export interface Scenario {
+  /** Creates the namespace's fixtures (ServiceAccount, targets). */
+  setup(namespace: string): Promise<void>;
+  transaction(namespace: string): Transaction;
+  phase: Phase;
+  /** The observable state of every target, compared across runs. */
+  observe(namespace: string): Promise<unknown>;
+}
+
+export interface Outcome {
+  phase: Phase | undefined;
+  items: unknown;
+  targets: unknown;
+  /** API requests the controller made (watches excepted) until it had nothing left to do. */
+  requests: number;
+  crashed: boolean;
+}
+
+/** Item status without resourceVersions or namespaces, which differ from run to run. */
+function comparableItems(txn: Transaction) {
+  return (txn.status?.items ?? []).map((i) => ({
+    target: i.target?.replace(`${txn.metadata.namespace}/`, ''),
+    prepared: i.prepared,
+    committed: i.committed,
+    rolledBack: i.rolledBack ?? false,
+    conflict: i.conflict ?? false,
+    failed: Boolean(i.error),
+  }));
+}
+
+async function settled(admin: Objects, namespace: string, name: string, phase: Phase): Promise<Transaction> {
+  return eventually(
+    async () => {
+      const txn = await getTxn(admin, namespace, name);
+      if (txn.status?.phase !== phase) throw new Error(`phase ${txn.status?.phase}, want ${phase}`);
+      if ((txn.metadata.finalizers ?? []).length > 0) throw new Error('finalizer still present');
+      if ((await leasesOf(admin, namespace)).length > 0) throw new Error('leases still present');
+      return txn;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+}
+
+export async function run(
+  admin: Objects,
+  kubeconfig: string,
+  scenario: Scenario,
+  namespace: string,
+  crashAfter?: number,
+): Promise<Outcome> {
+  await scenario.setup(namespace);
+  const txn = scenario.transaction(namespace);
+  let controller = await startController({
+    kubeconfig,
+    namespace,
+    ...(crashAfter !== undefined && { env: { JANUS_TEST_EXIT_AFTER_REQUESTS: String(crashAfter) } }),
+  });
+  await admin.create(txn);
+  let crashed = false;
+  if (crashAfter !== undefined) {
+    // Either the switch fires, or the saga needed fewer requests and finishes.
+    const exit = await Promise.race([
+      controller.exited,
+      settled(admin, namespace, txn.metadata.name, scenario.phase).then(() => 'done' as const),
+    ]);
+    // The saga can look finished just before the switch fires on its last request.
+    const died =
+      exit === 'done'
+        ? await Promise.race([controller.exited, new Promise((r) => setTimeout(() => r('alive'), 2_000))])
+        : exit;
+    if (died === 'SIGKILL') {
+      crashed = true;
+      controller = await startController({ kubeconfig, namespace });
+    }
+  }
+  const final = await settled(admin, namespace, txn.metadata.name, scenario.phase);
+  await controller.stop();
+  const requests = Math.max(
+    0,
+    ...[...(await controller.logs()).matchAll(/"n":(\d+),"method"/g)].map((m) => Number(m[1])),
+  );
+  return {
+    phase: final.status?.phase,
+    items: comparableItems(final),
+    targets: await scenario.observe(namespace),
+    requests,
+    crashed,
+  };
+}
+
+export { txnRef };

@@ -1,0 +1,132 @@
+/** Fixtures for saga tests: a ServiceAccount with chosen rights, Transactions, and waiting on phases. */
+import type { Change, Phase, Transaction } from '../../src/api/v1alpha1/index.ts';
+import { PatchType } from '../../src/kube/client.ts';
+import type { KubeObject, Objects } from '../../src/kube/resources.ts';
+import { eventually } from './eventually.ts';
+
+export interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+export const ALL_ON_CONFIGMAPS: Rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['*'] };
+
+/** A ServiceAccount bound to a Role with exactly these rules. */
+export async function serviceAccount(
+  admin: Objects,
+  namespace: string,
+  name: string,
+  rules: Rule[],
+): Promise<void> {
+  await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
+  await admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name, namespace },
+    rules,
+  });
+  await admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'ServiceAccount', name, namespace }],
+  });
+}
+
+export function configMap(namespace: string, name: string, data: Record<string, string>): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
+}
+
+export const cmTarget = (name: string, namespace?: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  name,
+  ...(namespace && { namespace }),
+});
+
+export function transaction(
+  namespace: string,
+  name: string,
+  changes: Change[],
+  opts: {
+    serviceAccountName?: string;
+    timeout?: string;
+    lockTimeout?: string;
+    annotations?: Record<string, string>;
+  } = {},
+): Transaction {
+  return {
+    apiVersion: 'tx.janus.io/v1alpha1',
+    kind: 'Transaction',
+    metadata: { name, namespace, ...(opts.annotations && { annotations: opts.annotations }) },
+    spec: {
+      serviceAccountName: opts.serviceAccountName ?? 'deployer',
+      ...(opts.timeout && { timeout: opts.timeout }),
+      ...(opts.lockTimeout && { lockTimeout: opts.lockTimeout }),
+      changes,
+    },
+  };
+}
+
+export const txnRef = (namespace: string, name: string) => ({
+  apiVersion: 'tx.janus.io/v1alpha1',
+  kind: 'Transaction',
+  name,
+  namespace,
+});
+
+export async function getTxn(admin: Objects, namespace: string, name: string): Promise<Transaction> {
+  return (await admin.get(txnRef(namespace, name))) as unknown as Transaction;
+}
+
+/** Waits until the Transaction reaches `phase` (failing fast if it settles in another terminal phase). */
+export async function waitForPhase(
+  admin: Objects,
+  namespace: string,
+  name: string,
+  phase: Phase,
+  timeoutMs = 90_000,
+): Promise<Transaction> {
+  return eventually(
+    async () => {
+      const txn = await getTxn(admin, namespace, name);
+      const current = txn.status?.phase;
+      if (current !== phase) {
+        const ready = txn.status?.conditions?.find((c) => c.type === 'Ready');
+        throw new Error(
+          `phase is ${current ?? '(none)'}, want ${phase}; Ready: ${ready?.reason}: ${ready?.message}`,
+        );
+      }
+      return txn;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
+export async function annotate(
+  admin: Objects,
+  namespace: string,
+  name: string,
+  annotations: Record<string, string>,
+) {
+  await admin.patch(txnRef(namespace, name), { metadata: { annotations } }, PatchType.merge);
+}
+
+export async function data(
+  admin: Objects,
+  namespace: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  const cm = await admin.find({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace });
+  return cm ? ((cm.data as Record<string, string> | undefined) ?? {}) : undefined;
+}
+
+export async function leasesOf(admin: Objects, namespace: string): Promise<KubeObject[]> {
+  return (
+    await admin.list('coordination.k8s.io/v1', 'Lease', namespace, {
+      labelSelector: 'app.kubernetes.io/managed-by=janus',
+    })
+  ).items;
+}
