@@ -9,6 +9,8 @@ const KEEP = 64;
 interface History {
   latest: string | undefined;
   past: Set<string>;
+  /** Versions reconciled from since our latest write: stale once we write again. */
+  readSinceWrite: Set<string>;
 }
 
 export class WriteHistory {
@@ -17,7 +19,7 @@ export class WriteHistory {
   #of(key: string): History {
     let h = this.#byKey.get(key);
     if (!h) {
-      h = { latest: undefined, past: new Set() };
+      h = { latest: undefined, past: new Set(), readSinceWrite: new Set() };
       this.#byKey.set(key, h);
     }
     return h;
@@ -32,12 +34,14 @@ export class WriteHistory {
   read(key: string, rv: string | undefined): void {
     if (!rv) return;
     const h = this.#of(key);
-    if (h.latest !== rv) this.#remember(h, rv);
+    if (h.latest !== rv && !h.past.has(rv)) h.readSinceWrite.add(rv);
   }
 
   wrote(key: string, rv: string | undefined): void {
     if (!rv) return;
     const h = this.#of(key);
+    for (const r of h.readSinceWrite) if (r !== rv) this.#remember(h, r);
+    h.readSinceWrite.clear();
     if (h.latest) this.#remember(h, h.latest);
     h.latest = rv;
     h.past.delete(rv);

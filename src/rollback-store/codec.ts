@@ -56,14 +56,15 @@ export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDG
   const place = (kind: StoreKind, key: string, value: string): number => {
     const objects = kind === 'ConfigMap' ? out.configMaps : out.secrets;
     const sizes = used[kind];
-    let slot = sizes.findIndex((size) => size + key.length + value.length <= limitOf(kind));
+    const size = Buffer.byteLength(key) + Buffer.byteLength(value);
+    let slot = sizes.findIndex((used) => used + size <= limitOf(kind));
     if (slot < 0) {
       objects.push({});
       sizes.push(0);
       slot = objects.length - 1;
     }
     (objects[slot] as Record<string, string>)[key] = value;
-    sizes[slot] = (sizes[slot] ?? 0) + key.length + value.length;
+    sizes[slot] = (sizes[slot] ?? 0) + size;
     return slot;
   };
 
@@ -71,7 +72,7 @@ export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDG
     const kind: StoreKind = isSecret(snapshot) ? 'Secret' : 'ConfigMap';
     const json = JSON.stringify(snapshot.prior ?? null);
     const chunk = limitOf(kind) - 1024;
-    const pieces = json.length <= chunk ? [json] : splitString(json, chunk);
+    const pieces = Buffer.byteLength(json) <= chunk ? [json] : splitString(json, chunk);
     const parts = pieces.map((piece, k) =>
       place(kind, pieces.length === 1 ? `item-${snapshot.index}` : `item-${snapshot.index}.part-${k}`, piece),
     );
@@ -85,9 +86,22 @@ export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDG
   return out;
 }
 
-function splitString(s: string, size: number): string[] {
+/** Splits into pieces of at most `bytes` UTF-8 bytes, never inside a character. */
+function splitString(s: string, bytes: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
+  let piece = '';
+  let size = 0;
+  for (const ch of s) {
+    const n = Buffer.byteLength(ch);
+    if (size + n > bytes) {
+      out.push(piece);
+      piece = '';
+      size = 0;
+    }
+    piece += ch;
+    size += n;
+  }
+  if (piece) out.push(piece);
   return out;
 }
 

@@ -105,7 +105,11 @@ function decideTerminal(txn: Transaction, phase: Phase, hasFinalizer: boolean, n
           : `retry-rollback applies to Failed transactions; this one is ${phase}`,
     };
   }
-  if (phase === 'Failed' && retryableUnrolled(txn) > 0 && (txn.status?.recoveryAttempts ?? 0) < MAX_RECOVERY_ATTEMPTS) {
+  if (
+    phase === 'Failed' &&
+    retryableUnrolled(txn) > 0 &&
+    (txn.status?.recoveryAttempts ?? 0) < MAX_RECOVERY_ATTEMPTS
+  ) {
     const at = txn.status?.nextRecoveryAt ? Date.parse(txn.status.nextRecoveryAt) : 0;
     if (nowMs >= at) return { do: 'beginRollback', cause: 'Recovery' };
     if (!hasFinalizer) return { do: 'wait', untilMs: at };

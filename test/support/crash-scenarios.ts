@@ -2,33 +2,28 @@
  * The two sagas the crash tests kill at every step: four changes of every type that commit, and
  * the same four plus a fifth refused at commit, which rolls the four back.
  */
-import type { Change } from '../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../src/kube/resources.ts';
 import type { Scenario } from './crash.ts';
-import { ALL_ON_CONFIGMAPS, cmTarget, configMap, serviceAccount, transaction } from './saga.ts';
+import {
+  ALL_ON_CONFIGMAPS,
+  cmTarget,
+  fourChanges,
+  fourTargets,
+  serviceAccount,
+  transaction,
+} from './saga.ts';
 
 const TARGETS = ['created', 'updated', 'patched', 'deleted', 'refused'];
-
-function changes(): Change[] {
-  return [
-    { target: cmTarget('created'), type: 'Create', content: { data: { fresh: 'yes' } } },
-    { target: cmTarget('updated'), type: 'Update', content: { data: { new: 'value' } } },
-    { target: cmTarget('patched'), type: 'Patch', content: { data: { changed: 'after', added: 'new' } } },
-    { target: cmTarget('deleted'), type: 'Delete' },
-  ];
-}
 
 function scenario(admin: Objects, withRefused: boolean): Scenario {
   return {
     phase: withRefused ? 'RolledBack' : 'Committed',
     async setup(namespace) {
       await serviceAccount(admin, namespace, 'deployer', [ALL_ON_CONFIGMAPS]);
-      await admin.create(configMap(namespace, 'updated', { old: 'value' }));
-      await admin.create(configMap(namespace, 'patched', { kept: 'yes', changed: 'before' }));
-      await admin.create(configMap(namespace, 'deleted', { precious: 'data' }));
+      await fourTargets(admin, namespace);
     },
     transaction(namespace) {
-      const list = changes();
+      const list = fourChanges();
       if (withRefused)
         list.push({ target: cmTarget('refused'), type: 'Create', content: { data: { no: 'pe' } } });
       return transaction(namespace, 'crashy', list);

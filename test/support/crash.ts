@@ -100,3 +100,29 @@ export async function run(
 }
 
 export { txnRef };
+
+/**
+ * The number of the API request after which the status first showed `phase`, from a controller
+ * log at debug level: with JANUS_TEST_EXIT_AFTER_REQUESTS set to it, the controller dies right
+ * after entering that phase, which lets a test act "between two steps" and then restart it.
+ */
+export function requestNumberAt(log: string, phase: Phase): number {
+  let last = 0;
+  for (const line of log.split('\n')) {
+    const request = /"n":(\d+),"method"/.exec(line);
+    if (request) last = Number(request[1]);
+    else if (line.includes('"msg":"status written"') && line.includes(`"phase":"${phase}"`)) return last;
+  }
+  throw new Error(`the log never shows phase ${phase}`);
+}
+
+/** The number of the first API request, after the status showed `phase`, whose path ends with `pathSuffix`. */
+export function requestNumberOf(log: string, phase: Phase, pathSuffix: string): number {
+  let inPhase = false;
+  for (const line of log.split('\n')) {
+    if (line.includes('"msg":"status written"') && line.includes(`"phase":"${phase}"`)) inPhase = true;
+    const request = /"n":(\d+),"method":"[A-Z]+","path":"([^"]+)"/.exec(line);
+    if (inPhase && request?.[2]?.endsWith(pathSuffix)) return Number(request[1]);
+  }
+  throw new Error(`no request to …${pathSuffix} after phase ${phase}`);
+}

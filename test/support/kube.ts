@@ -1,6 +1,6 @@
 /** Per-test access to the run's cluster: a client per identity and a fresh namespace per test. */
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeEach, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { KubeClient } from '../../src/kube/client.ts';
 import { isNotFound } from '../../src/kube/errors.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
@@ -19,8 +19,7 @@ export function useClients(): TestClients {
   const info = inject('kube');
   const clients = {} as TestClients;
   const connections: KubeClient[] = [];
-  beforeEach(async () => {
-    if (connections.length > 0) return;
+  beforeAll(async () => {
     for (const id of ['admin', 'controller', 'alice'] as const) {
       const client = await KubeClient.load({ kubeconfig: info.kubeconfigs[id] });
       const discovery = new Discovery(client);

@@ -130,3 +130,20 @@ export async function leasesOf(admin: Objects, namespace: string): Promise<KubeO
     })
   ).items;
 }
+
+/** Three existing ConfigMaps for fourChanges(): updated, patched and deleted. */
+export async function fourTargets(admin: Objects, namespace: string): Promise<void> {
+  await admin.create(configMap(namespace, 'updated', { old: 'value' }));
+  await admin.create(configMap(namespace, 'patched', { kept: 'yes', changed: 'before' }));
+  await admin.create(configMap(namespace, 'deleted', { precious: 'data' }));
+}
+
+/** One change of each type, in this order: Create, Update, Patch, Delete. */
+export function fourChanges(): Change[] {
+  return [
+    { target: cmTarget('created'), type: 'Create', content: { data: { fresh: 'yes' } } },
+    { target: cmTarget('updated'), type: 'Update', content: { data: { new: 'value' } } },
+    { target: cmTarget('patched'), type: 'Patch', content: { data: { changed: 'after', added: 'new' } } },
+    { target: cmTarget('deleted'), type: 'Delete' },
+  ];
+}

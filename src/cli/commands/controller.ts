@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
+import { parseDuration } from '../../locks/lease-name.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { LeaderElector } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
@@ -41,7 +42,60 @@ export const CONTROLLER_FLAGS = {
       'elect one active replica through a Lease (turn off with --no-leader-elect or JANUS_LEADER_ELECT=false)',
   },
   'no-leader-elect': { type: 'boolean', description: 'run without leader election (a single replica)' },
+  'leader-election-id': {
+    type: 'string',
+    env: 'JANUS_LEADER_ELECTION_ID',
+    default: 'janus-controller',
+    placeholder: 'name',
+    description: 'name of the leader-election Lease in the controller namespace',
+  },
+  'leader-lease-duration': {
+    type: 'string',
+    env: 'JANUS_LEADER_LEASE_DURATION',
+    default: '15s',
+    placeholder: 'duration',
+    description: 'how long a standby waits before taking over from a leader that stopped renewing',
+  },
+  'leader-renew-deadline': {
+    type: 'string',
+    env: 'JANUS_LEADER_RENEW_DEADLINE',
+    default: '10s',
+    placeholder: 'duration',
+    description: 'how long the leader keeps trying to renew before it stops acting',
+  },
+  'leader-retry-period': {
+    type: 'string',
+    env: 'JANUS_LEADER_RETRY_PERIOD',
+    default: '2s',
+    placeholder: 'duration',
+    description: 'how often candidates try to acquire or renew the leader Lease',
+  },
 } as const;
+
+export interface LeaderTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export function leaderTimings(values: {
+  'leader-lease-duration': string;
+  'leader-renew-deadline': string;
+  'leader-retry-period': string;
+}): LeaderTimings {
+  const ms = (flag: keyof typeof values) => {
+    try {
+      return parseDuration(values[flag]);
+    } catch (e) {
+      throw new UsageError(`--${flag}: ${(e as Error).message}`);
+    }
+  };
+  return {
+    leaseDurationMs: Math.ceil(ms('leader-lease-duration') / 1000) * 1000,
+    renewDeadlineMs: ms('leader-renew-deadline'),
+    retryPeriodMs: ms('leader-retry-period'),
+  };
+}
 
 export function controllerNamespace(flag: string | undefined): string {
   if (flag) return flag;
@@ -60,8 +114,10 @@ export async function runUntilSignal(opts: {
   namespace: string;
   leaseName: string;
   leaderElect: boolean;
+  timings: LeaderTimings;
   log: Logger;
   work(signal: AbortSignal): Promise<void>;
+  onLeading?(leading: boolean): void;
 }): Promise<void> {
   const stopping = new AbortController();
   const onSignal = (signal: string) => {
@@ -78,12 +134,17 @@ export async function runUntilSignal(opts: {
     client: opts.client,
     namespace: opts.namespace,
     name: opts.leaseName,
+    ...opts.timings,
     logger: opts.log,
     onStartedLeading: (term) => {
       opts.log.info('became leader');
+      opts.onLeading?.(true);
       return opts.work(AbortSignal.any([term, stopping.signal]));
     },
-    onStoppedLeading: () => opts.log.info('stopped leading'),
+    onStoppedLeading: () => {
+      opts.log.info('stopped leading');
+      opts.onLeading?.(false);
+    },
   });
   elector.start();
   await new Promise<void>((resolve) =>
@@ -132,8 +193,9 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: 'janus-controller',
+      leaseName: values['leader-election-id'],
       leaderElect: values['leader-elect'] && !values['no-leader-elect'],
+      timings: leaderTimings(values),
       log,
       work: async (signal) => {
         const controller = new TransactionController({

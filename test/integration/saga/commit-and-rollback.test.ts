@@ -3,7 +3,6 @@
  * before any commit leave everything untouched.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Change } from '../../../src/api/v1alpha1/index.ts';
 import { failAtCommit } from '../../support/admission.ts';
 import { type ControllerProcess, startController } from '../../support/controller-process.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
@@ -12,6 +11,8 @@ import {
   cmTarget,
   configMap,
   data,
+  fourChanges,
+  fourTargets,
   leasesOf,
   serviceAccount,
   transaction,
@@ -31,22 +32,14 @@ afterEach(async (ctx) => {
   if (ctx.task.result?.state === 'fail') console.error(await controller.logs());
 });
 
-/** One change of each type, on four ConfigMaps. */
-async function fourChanges(): Promise<Change[]> {
-  await clients.admin.create(configMap(ns.name, 'updated', { old: 'value' }));
-  await clients.admin.create(configMap(ns.name, 'patched', { kept: 'yes', changed: 'before' }));
-  await clients.admin.create(configMap(ns.name, 'deleted', { precious: 'data' }));
-  return [
-    { target: cmTarget('created'), type: 'Create', content: { data: { fresh: 'yes' } } },
-    { target: cmTarget('updated'), type: 'Update', content: { data: { new: 'value' } } },
-    { target: cmTarget('patched'), type: 'Patch', content: { data: { changed: 'after', added: 'new' } } },
-    { target: cmTarget('deleted'), type: 'Delete' },
-  ];
+async function fourChangesWithTargets() {
+  await fourTargets(clients.admin, ns.name);
+  return fourChanges();
 }
 
 describe('commit', () => {
   it('applies Create, Update, Patch and Delete, then releases every lock', async () => {
-    await clients.admin.create(transaction(ns.name, 'all-types', await fourChanges()));
+    await clients.admin.create(transaction(ns.name, 'all-types', await fourChangesWithTargets()));
     const txn = await waitForPhase(clients.admin, ns.name, 'all-types', 'Committed');
 
     expect(await data(clients.admin, ns.name, 'created')).toEqual({ fresh: 'yes' });
@@ -80,7 +73,7 @@ describe('commit', () => {
 
 describe('rollback', () => {
   it('undoes every committed change in reverse order when a later change fails at commit', async () => {
-    const changes = await fourChanges();
+    const changes = await fourChangesWithTargets();
     const removePolicy = await failAtCommit(clients.admin, ns.name, 'refused');
     try {
       changes.push({ target: cmTarget('refused'), type: 'Create', content: { data: { never: 'written' } } });
