@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
 
 export interface ControllerProcess {
@@ -19,6 +20,8 @@ export interface ControllerProcess {
   /** SIGKILL, then waits for the exit. */
   kill(): Promise<number | string>;
   logs(): Promise<string>;
+  /** Where /metrics, /healthz and /readyz are served (read from the log). */
+  opsUrl(): Promise<string>;
 }
 
 export interface ControllerProcessOptions {
@@ -42,6 +45,8 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
     'janus-system',
     '--log-level',
     'debug',
+    '--metrics-bind-address',
+    '127.0.0.1:0',
     ...(opts.namespace ? ['--namespace', opts.namespace] : []),
     ...(opts.extraArgs ?? ['--no-leader-elect']),
   ];
@@ -67,5 +72,13 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       return exited;
     },
     logs: () => readFile(logFile, 'utf8'),
+    opsUrl: () =>
+      eventually(async () => {
+        const url = /"url":"(http:[^"]+)","msg":"operations server listening"/.exec(
+          await readFile(logFile, 'utf8'),
+        )?.[1];
+        if (!url) throw new Error('the operations server has not started yet');
+        return url;
+      }),
   };
 }

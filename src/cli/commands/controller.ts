@@ -4,15 +4,18 @@ import { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { parseDuration } from '../../locks/lease-name.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
+import { Metrics } from '../../metrics/index.ts';
 import { LeaderElector } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
+import { controllerMetrics, OPS_FLAGS, startOps } from '../ops.ts';
 
 const IN_CLUSTER_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export const CONTROLLER_FLAGS = {
   ...KUBE_FLAGS,
   ...LOG_FLAGS,
+  ...OPS_FLAGS,
   namespace: {
     type: 'string',
     short: 'n',
@@ -127,6 +130,7 @@ export async function runUntilSignal(opts: {
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
   if (!opts.leaderElect) {
+    opts.onLeading?.(true);
     await opts.work(stopping.signal);
     return;
   }
@@ -190,29 +194,55 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     }
     const namespace = controllerNamespace(values['controller-namespace']);
     const concurrency = positiveInt(values.concurrency, 'concurrency');
+    const metrics = new Metrics({ defaultMetrics: true });
+    metrics.observeKubeRequests(client.connection);
+    const leaderElect = values['leader-elect'] && !values['no-leader-elect'];
+    let controller: TransactionController | undefined;
+    const ops = await startOps({
+      bindAddress: values['metrics-bind-address'],
+      metrics,
+      log,
+      ready: [
+        {
+          name: 'informers-synced',
+          // A standby has nothing to sync and is ready to take over.
+          check: () =>
+            !controller
+              ? { ok: true, detail: 'standby' }
+              : controller.hasSynced()
+                ? { ok: true, detail: 'Transactions listed and watched' }
+                : { ok: false, detail: 'listing Transactions' },
+        },
+      ],
+    });
     await runUntilSignal({
       client,
       namespace,
       leaseName: values['leader-election-id'],
-      leaderElect: values['leader-elect'] && !values['no-leader-elect'],
+      leaderElect,
       timings: leaderTimings(values),
       log,
+      onLeading: (leading) => metrics.setLeader(leading),
       work: async (signal) => {
-        const controller = new TransactionController({
+        const running = new TransactionController({
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
           concurrency,
           log,
+          metrics: controllerMetrics(metrics),
         });
-        controller.start();
+        controller = running;
+        running.start();
         log.info({ namespace: values.namespace ?? '(all)', concurrency }, 'controller started');
         await new Promise<void>((resolve) =>
           signal.addEventListener('abort', () => resolve(), { once: true }),
         );
-        await controller.stop();
+        await running.stop();
+        controller = undefined;
       },
     });
+    await ops?.close();
     await client.connection.close();
     return 0;
   },

@@ -1,0 +1,71 @@
+/** The controller's /metrics, /healthz and /readyz, scraped from the real process after a saga. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ControllerProcess, startController } from '../../support/controller-process.ts';
+import { useClients, useNamespace } from '../../support/kube.ts';
+import {
+  ALL_ON_CONFIGMAPS,
+  cmTarget,
+  configMap,
+  serviceAccount,
+  transaction,
+  waitForPhase,
+} from '../../support/saga.ts';
+
+const clients = useClients();
+const ns = useNamespace(clients, 'obs');
+let controller: ControllerProcess;
+
+beforeEach(async () => {
+  await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+  controller = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns.name });
+});
+afterEach(async () => {
+  await controller.stop();
+});
+
+/** `name{labels} value` lines of the exposition text, by name and label set. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const matches = Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`));
+    if (matches) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+describe('operations endpoints', () => {
+  it('export the saga metrics of SPEC §6 and report readiness', async () => {
+    for (const name of ['a', 'b', 'c']) await clients.admin.create(configMap(ns.name, name, { v: '1' }));
+    await clients.admin.create(
+      transaction(
+        ns.name,
+        'measured',
+        ['a', 'b', 'c'].map((n) => ({ target: cmTarget(n), type: 'Patch', content: { data: { v: '2' } } })),
+      ),
+    );
+    await waitForPhase(clients.admin, ns.name, 'measured', 'Committed');
+    const url = await controller.opsUrl();
+
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toContain('[+]informers-synced ok');
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    const response = await fetch(`${url}/metrics`);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    const transitions = 'janus_transaction_phase_transitions_total';
+    expect(sample(text, transitions, { from_phase: 'Pending', to_phase: 'Preparing' })).toBe(1);
+    expect(sample(text, transitions, { from_phase: 'Preparing', to_phase: 'Prepared' })).toBe(1);
+    expect(sample(text, transitions, { from_phase: 'Prepared', to_phase: 'Committing' })).toBe(1);
+    expect(sample(text, transitions, { from_phase: 'Committing', to_phase: 'Committed' })).toBe(1);
+    expect(sample(text, 'janus_item_operations_total', { operation: 'commit', result: 'success' })).toBe(3);
+    expect(sample(text, 'janus_item_operations_total', { operation: 'dryrun', result: 'success' })).toBe(3);
+    expect(sample(text, 'janus_lock_operations_total', { operation: 'acquire', result: 'success' })).toBe(3);
+    expect(sample(text, 'janus_lock_operations_total', { operation: 'release', result: 'success' })).toBe(1);
+    expect(sample(text, 'janus_transaction_duration_seconds_count', { outcome: 'Committed' })).toBe(1);
+    expect(sample(text, 'janus_transaction_item_count_sum')).toBe(3);
+    expect(sample(text, 'janus_leader')).toBe(1);
+    expect(sample(text, 'janus_kube_requests_total', { method: 'PATCH' })).toBeGreaterThan(0);
+  });
+});
