@@ -93,7 +93,9 @@ function decideTerminal(txn: Transaction, phase: Phase, hasFinalizer: boolean, n
         };
   }
   if (ANNOTATION_RETRY_ROLLBACK in annotations) {
-    if (phase === 'Failed' && unrolledCommits(txn) > 0) {
+    // Any committed change counts: after `janus recover` restored the last conflicts by hand,
+    // a retry finds nothing left to undo and ends RolledBack.
+    if (phase === 'Failed' && (txn.status?.items ?? []).some((i) => i.committed)) {
       return { do: 'beginRollback', cause: 'RollbackRetried', consumeAnnotation: ANNOTATION_RETRY_ROLLBACK };
     }
     return {
@@ -101,7 +103,7 @@ function decideTerminal(txn: Transaction, phase: Phase, hasFinalizer: boolean, n
       annotation: ANNOTATION_RETRY_ROLLBACK,
       why:
         phase === 'Failed'
-          ? 'retry-rollback: nothing is left to roll back'
+          ? 'retry-rollback: nothing was committed, so nothing is left to roll back'
           : `retry-rollback applies to Failed transactions; this one is ${phase}`,
     };
   }

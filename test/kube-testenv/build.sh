@@ -26,7 +26,7 @@ ldflags="-s -w \
 key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
-if [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/etcd && -f $out/.complete ]]; then
+if [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/etcd && -x $out/kubectl && -f $out/.complete ]]; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
   echo "$out"
   exit 0
@@ -36,12 +36,13 @@ echo "kube-testenv: building $k8s_version into $out (a cold build takes about 5-
 mkdir -p "$out.partial"
 start=$SECONDS
 (cd "$here" && go mod download && go build -trimpath -buildvcs=false -tags=selinux,notest \
-  -ldflags "$ldflags" -o "$out.partial/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/etcd)
+  -ldflags "$ldflags" -o "$out.partial/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/etcd ./cmd/kubectl)
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
-# Keep only the current build: older keys are dead weight (about 230 MB each).
+# Keep the two newest builds (another checkout may still be using the previous one); older
+# ones are dead weight (about 300 MB each).
 if [[ -z ${JANUS_KUBE_BIN:-} ]]; then
-  find "$cache_root" -mindepth 1 -maxdepth 1 -type d -not -name gomod -not -name gobuild -not -name "$key" -exec rm -rf {} +
+  ls -1dt "$cache_root"/*/bin 2>/dev/null | tail -n +3 | xargs -r -n1 dirname | xargs -r rm -rf
 fi
 echo "kube-testenv: built in $((SECONDS - start))s" >&2
 echo "$out"

@@ -30,6 +30,8 @@ export interface ControllerProcessOptions {
   namespace?: string;
   extraArgs?: string[];
   env?: Record<string, string>;
+  /** Default debug: tests read the per-request log lines. */
+  logLevel?: string;
 }
 
 export async function startController(opts: ControllerProcessOptions): Promise<ControllerProcess> {
@@ -44,7 +46,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
     '--controller-namespace',
     'janus-system',
     '--log-level',
-    'debug',
+    opts.logLevel ?? 'debug',
     '--metrics-bind-address',
     '127.0.0.1:0',
     ...(opts.namespace ? ['--namespace', opts.namespace] : []),

@@ -152,9 +152,13 @@ describe('decide: tx.janus.io/retry-rollback', () => {
     expect(decide(txn, NOW)).toMatchObject({ do: 'beginRollback', cause: 'RollbackRetried' });
   });
 
+  it('on Failed whose committed changes were all restored by hand (janus recover) finishes the rollback', () => {
+    const txn = txnIn({ phase: 'Failed', annotations: retry, items: [item.rolledBack(), item.prepared()] });
+    expect(decide(txn, NOW)).toMatchObject({ do: 'beginRollback', cause: 'RollbackRetried' });
+  });
+
   it.each([
     ['nothing was committed', [item.prepared(), item.prepared()]],
-    ['every committed change is rolled back', [item.rolledBack(), item.prepared()]],
     ['there are no items', []],
   ])('on Failed when %s is dropped: nothing is left to roll back', (_, items) => {
     const step = decide(txnIn({ phase: 'Failed', annotations: retry, items }), NOW);

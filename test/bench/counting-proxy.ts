@@ -1,0 +1,70 @@
+/**
+ * A plain-HTTP reverse proxy on 127.0.0.1 in front of the kube-apiserver that counts every
+ * request passing through it: API cost is measured at the HTTP layer, below any client library,
+ * for Janus and for kubectl alike. Streams both ways, so watches work through it.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+
+export interface CountedRequest {
+  method: string;
+  path: string;
+  watch: boolean;
+}
+
+export interface CountingProxy {
+  readonly url: string;
+  readonly requests: CountedRequest[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startCountingProxy(upstream: string, caPem: string): Promise<CountingProxy> {
+  const agent = new Agent({ connect: { ca: caPem }, connections: 128 });
+  const requests: CountedRequest[] = [];
+  const server: Server = createServer(async (req: IncomingMessage, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      watch: url.searchParams.get('watch') === 'true',
+    });
+    try {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (v !== undefined && k !== 'host' && k !== 'connection')
+          headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const upstreamRes = await request(`${upstream}${req.url}`, {
+        method: (req.method ?? 'GET') as 'GET',
+        headers,
+        body: hasBody ? req : null,
+        dispatcher: agent,
+        bodyTimeout: 0,
+        headersTimeout: 60_000,
+      });
+      res.writeHead(upstreamRes.statusCode, upstreamRes.headers as Record<string, string>);
+      for await (const chunk of upstreamRes.body) res.write(chunk);
+      res.end();
+    } catch (e) {
+      if (!res.headersSent) res.writeHead(502);
+      res.end(String(e));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reset: () => {
+      requests.length = 0;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await agent.close();
+    },
+  };
+}

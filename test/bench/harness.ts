@@ -1,0 +1,96 @@
+/**
+ * What every benchmark needs: the test control plane, a counting proxy in front of it, admin
+ * access, and controller processes (as the controller identity) that talk through the proxy.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { KubeClient } from '../../src/kube/client.ts';
+import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
+import { kubeconfigYaml } from '../support/control-plane.ts';
+import { type ControllerProcess, startController } from '../support/controller-process.ts';
+import { ALL_ON_CONFIGMAPS, serviceAccount } from '../support/saga.ts';
+import { startTestEnvironment, type TestEnvironment } from '../support/test-env.ts';
+import { type CountingProxy, startCountingProxy } from './counting-proxy.ts';
+
+export interface Bench {
+  env: TestEnvironment;
+  proxy: CountingProxy;
+  admin: Objects;
+  /** Kubeconfigs that go through the counting proxy. */
+  proxied: { controller: string; admin: string };
+  namespace(label: string): Promise<string>;
+  controller(namespace: string | undefined, extraArgs?: string[]): Promise<ControllerProcess>;
+  close(): Promise<void>;
+}
+
+export async function startBench(): Promise<Bench> {
+  const env = await startTestEnvironment();
+  const client = await KubeClient.load({ kubeconfig: env.info.kubeconfigs.admin });
+  const discovery = new Discovery(client);
+  for (const m of CORE_MAPPINGS) discovery.seed(m);
+  const admin = new Objects(client, discovery);
+  const adminConfig = await readFile(env.info.kubeconfigs.admin, 'utf8');
+  const server = /server: (\S+)/.exec(adminConfig)?.[1] ?? '';
+  const ca = Buffer.from(
+    /certificate-authority-data: (\S+)/.exec(adminConfig)?.[1] ?? '',
+    'base64',
+  ).toString();
+  const proxy = await startCountingProxy(server, ca);
+  const tokenOf = async (path: string) => /token: (\S+)/.exec(await readFile(path, 'utf8'))?.[1] ?? '';
+  const proxied = {
+    controller: `${env.info.kubeconfigs.controller}.proxied`,
+    admin: `${env.info.kubeconfigs.admin}.proxied`,
+  };
+  await writeFile(
+    proxied.controller,
+    kubeconfigYaml(proxy.url, '', 'controller', await tokenOf(env.info.kubeconfigs.controller)),
+  );
+  await writeFile(
+    proxied.admin,
+    kubeconfigYaml(proxy.url, '', 'admin', await tokenOf(env.info.kubeconfigs.admin)),
+  );
+  const controllers: ControllerProcess[] = [];
+  return {
+    env,
+    proxy,
+    admin,
+    proxied,
+    async namespace(label) {
+      const name = `bench-${label}-${randomBytes(3).toString('hex')}`;
+      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await serviceAccount(admin, name, 'deployer', [ALL_ON_CONFIGMAPS]);
+      return name;
+    },
+    async controller(namespace, extraArgs = ['--no-leader-elect']) {
+      const c = await startController({
+        kubeconfig: proxied.controller,
+        ...(namespace && { namespace }),
+        extraArgs,
+        logLevel: 'info',
+      });
+      controllers.push(c);
+      await c.opsUrl();
+      return c;
+    },
+    async close() {
+      await Promise.all(controllers.map((c) => c.stop()));
+      await client.connection.close();
+      await proxy.close();
+      await env.stop();
+    },
+  };
+}
+
+/** Polls until `done` holds, returning how long it took in milliseconds. */
+export async function timeUntil(
+  done: () => Promise<boolean>,
+  timeoutMs = 600_000,
+  intervalMs = 5,
+): Promise<number> {
+  const started = performance.now();
+  while (!(await done())) {
+    if (performance.now() - started > timeoutMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  return performance.now() - started;
+}

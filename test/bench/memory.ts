@@ -1,0 +1,76 @@
+/** Resident memory of the controller with 10,000 finished Transactions in the cluster. */
+import { readFile } from 'node:fs/promises';
+import { cmTarget, transaction } from '../support/saga.ts';
+import { type Bench, timeUntil } from './harness.ts';
+import { type Figure, figure } from './stats.ts';
+
+const COUNT = 10_000;
+
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+export async function memory(b: Bench, samples: number): Promise<Record<string, Figure>> {
+  const ns = await b.namespace('memory');
+  const txn = (i: number) =>
+    transaction(
+      ns,
+      `done-${i}`,
+      Array.from({ length: 5 }, (_, c) => ({
+        target: cmTarget(`app-${i}-${c}`),
+        type: 'Patch' as const,
+        content: { data: { version: `v${i}` } },
+      })),
+    );
+  const statusOf = (name: string) => ({
+    phase: 'Committed',
+    progress: '5/5',
+    startedAt: new Date().toISOString(),
+    completedAt: new Date().toISOString(),
+    items: Array.from({ length: 5 }, (_, c) => ({
+      target: `v1 ConfigMap ${ns}/app-${name}-${c}`,
+      type: 'Patch',
+      prepared: true,
+      committed: true,
+      rolledBack: false,
+      resourceVersion: '12345',
+      committedResourceVersion: '12346',
+      lease: `${ns}/janus-lock-configmap-app-${c}-0123456789abcdef`,
+    })),
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Committed',
+        message: '5/5 changes committed',
+        lastTransitionTime: new Date().toISOString(),
+      },
+    ],
+  });
+  for (let start = 0; start < COUNT; start += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, COUNT - start) }, async (_, k) => {
+        const i = start + k;
+        await b.admin.create(txn(i));
+        await b.admin.patch(
+          { apiVersion: 'tx.janus.io/v1alpha1', kind: 'Transaction', name: `done-${i}`, namespace: ns },
+          { status: statusOf(String(i)) },
+          'application/merge-patch+json',
+          { subresource: 'status' },
+        );
+      }),
+    );
+  }
+  const controller = await b.controller(undefined);
+  const url = await controller.opsUrl();
+  await timeUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 300_000, 200);
+  const pid = controller.child.pid ?? 0;
+  const values: number[] = [];
+  for (let s = 0; s < samples; s++) {
+    await new Promise((r) => setTimeout(r, 2_000));
+    values.push(await rssMiB(pid));
+  }
+  await controller.stop();
+  return { 'controller resident memory, 10,000 finished Transactions': figure(values, 'MiB') };
+}
