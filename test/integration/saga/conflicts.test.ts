@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import { startController } from '../../support/controller-process.ts';
+import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { runUntil, stepOf } from '../../support/paused.ts';
 import {
@@ -145,7 +146,11 @@ describe('a write by someone else after commit', () => {
       // Conflicts wait for a human: no automatic retry is scheduled, and nothing keeps writing.
       expect(failed.status?.nextRecoveryAt).toBeUndefined();
       await expect.poll(() => leasesOf(clients.admin, namespace), { timeout: 30_000 }).toEqual([]);
-      const settled = await getTxn(clients.admin, namespace, 'three');
+      const settled = await eventually(async () => {
+        const txn = await getTxn(clients.admin, namespace, 'three');
+        expect(txn.metadata.finalizers ?? []).toEqual([]); // cleanup's last write
+        return txn;
+      });
       await new Promise((r) => setTimeout(r, 3_000));
       expect((await getTxn(clients.admin, namespace, 'three')).metadata.resourceVersion).toBe(
         settled.metadata.resourceVersion,
