@@ -7,6 +7,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 
+/** Per-connection headers: each side of the proxy sets its own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+
 export interface CountedRequest {
   method: string;
   path: string;
@@ -20,7 +23,15 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(upstream: string, caPem: string): Promise<CountingProxy> {
+/**
+ * `anonymousToken` is attached to requests that carry no credentials: kubectl (client-go) never
+ * sends a bearer token over plain HTTP, so through this loopback proxy it would be anonymous.
+ */
+export async function startCountingProxy(
+  upstream: string,
+  caPem: string,
+  anonymousToken?: string,
+): Promise<CountingProxy> {
   const agent = new Agent({ connect: { ca: caPem }, connections: 128 });
   const requests: CountedRequest[] = [];
   const server: Server = createServer(async (req: IncomingMessage, res) => {
@@ -36,6 +47,7 @@ export async function startCountingProxy(upstream: string, caPem: string): Promi
         if (v !== undefined && k !== 'host' && k !== 'connection')
           headers[k] = Array.isArray(v) ? v.join(', ') : v;
       }
+      if (!headers.authorization && anonymousToken) headers.authorization = `Bearer ${anonymousToken}`;
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const upstreamRes = await request(`${upstream}${req.url}`, {
         method: (req.method ?? 'GET') as 'GET',
@@ -45,7 +57,11 @@ export async function startCountingProxy(upstream: string, caPem: string): Promi
         bodyTimeout: 0,
         headersTimeout: 60_000,
       });
-      res.writeHead(upstreamRes.statusCode, upstreamRes.headers as Record<string, string>);
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(upstreamRes.headers)) {
+        if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+      }
+      res.writeHead(upstreamRes.statusCode, out);
       for await (const chunk of upstreamRes.body) res.write(chunk);
       res.end();
     } catch (e) {

@@ -35,7 +35,8 @@ export async function startBench(): Promise<Bench> {
     /certificate-authority-data: (\S+)/.exec(adminConfig)?.[1] ?? '',
     'base64',
   ).toString();
-  const proxy = await startCountingProxy(server, ca);
+  const adminToken = /token: (\S+)/.exec(adminConfig)?.[1] ?? '';
+  const proxy = await startCountingProxy(server, ca, adminToken);
   const tokenOf = async (path: string) => /token: (\S+)/.exec(await readFile(path, 'utf8'))?.[1] ?? '';
   const proxied = {
     controller: `${env.info.kubeconfigs.controller}.proxied`,
