@@ -10,6 +10,19 @@ import { Agent, request } from 'undici';
 /** Per-connection headers: each side of the proxy sets its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
+/** The headers one hop forwards: without the per-connection ones (and any in `drop`). */
+function endToEnd(
+  headers: Record<string, string | string[] | undefined>,
+  drop: string[] = [],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v !== undefined && !HOP_BY_HOP.has(k) && !drop.includes(k))
+      out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
 export interface CountedRequest {
   method: string;
   path: string;
@@ -42,11 +55,7 @@ export async function startCountingProxy(
       watch: url.searchParams.get('watch') === 'true',
     });
     try {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (v !== undefined && k !== 'host' && k !== 'connection')
-          headers[k] = Array.isArray(v) ? v.join(', ') : v;
-      }
+      const headers = endToEnd(req.headers, ['host']);
       if (!headers.authorization && anonymousToken) headers.authorization = `Bearer ${anonymousToken}`;
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const upstreamRes = await request(`${upstream}${req.url}`, {
@@ -57,11 +66,7 @@ export async function startCountingProxy(
         bodyTimeout: 0,
         headersTimeout: 60_000,
       });
-      const out: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(upstreamRes.headers)) {
-        if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-      }
-      res.writeHead(upstreamRes.statusCode, out);
+      res.writeHead(upstreamRes.statusCode, endToEnd(upstreamRes.headers));
       for await (const chunk of upstreamRes.body) res.write(chunk);
       res.end();
     } catch (e) {
