@@ -7,9 +7,12 @@ import {
   ANNOTATION_SOURCE_REPOSITORY,
   ANNOTATION_SOURCE_SEQUENCE,
   API_VERSION,
+  GROUP,
+  KIND,
   type Phase,
   PLURAL,
   type Transaction,
+  VERSION,
 } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
@@ -19,8 +22,10 @@ import type { Logger } from '../log/index.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
 import { dropManagedFields, Informer } from '../runtime/informer.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
+import { decide } from '../saga/decide.ts';
 import { isTerminal } from '../saga/status.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
+import { compactIfFinished, isCompact } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
 import { HeldLocks } from './held-locks.ts';
 import { Reconciler } from './reconciler.ts';
@@ -58,6 +63,7 @@ export class TransactionController {
   readonly #log: Logger;
   readonly #metrics: ControllerMetrics | undefined;
   readonly #discovery: Discovery;
+  readonly #deps: SagaDeps;
   #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: ControllerOptions) {
@@ -66,6 +72,7 @@ export class TransactionController {
     const now = opts.now ?? Date.now;
     this.#discovery = new Discovery(opts.client);
     for (const m of CORE_MAPPINGS) this.#discovery.seed(m);
+    this.#discovery.seed({ group: GROUP, version: VERSION, kind: KIND, resource: PLURAL, namespaced: true });
     const deps: SagaDeps = {
       client: opts.client,
       objects: new Objects(opts.client, this.#discovery),
@@ -89,13 +96,14 @@ export class TransactionController {
       onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),
     };
     this.#reconciler = new Reconciler(deps);
+    this.#deps = deps;
     const path = opts.watchNamespace
       ? `/apis/${API_VERSION}/namespaces/${opts.watchNamespace}/${PLURAL}`
       : `/apis/${API_VERSION}/${PLURAL}`;
     this.informer = new Informer<Transaction>({
       client: opts.client,
       path,
-      transform: dropManagedFields,
+      transform: (txn) => compactIfFinished(dropManagedFields(txn)),
       logger: opts.log,
       handlers: {
         onAdd: (_obj, key) => this.#queue.add(key),
@@ -134,7 +142,9 @@ export class TransactionController {
     this.#history.read(key, txn.metadata.resourceVersion);
     const started = performance.now();
     try {
-      const result = await this.#reconciler.reconcile(txn);
+      const full = isCompact(txn) ? await this.#fullIfActionable(txn) : txn;
+      if (!full) return undefined;
+      const result = await this.#reconciler.reconcile(full);
       const seconds = (performance.now() - started) / 1000;
       this.#metrics?.reconcile?.(result.requeueAfterMs !== undefined ? 'requeue' : 'success', seconds);
       return result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : undefined;
@@ -143,6 +153,19 @@ export class TransactionController {
       this.#log.warn({ err: e, transaction: key }, 'reconcile failed; retrying with backoff');
       throw e;
     }
+  }
+
+  /** A finished transaction's full object, read only when decide() has something to do with it. */
+  async #fullIfActionable(compact: Transaction): Promise<Transaction | undefined> {
+    const step = decide(compact, Date.now());
+    if (step.do === 'nothing') return undefined;
+    if (step.do === 'wait') return compact; // the reconciler only schedules the wake-up
+    return this.#deps.objects.get<Transaction>({
+      apiVersion: API_VERSION,
+      kind: KIND,
+      name: compact.metadata.name,
+      namespace: compact.metadata.namespace,
+    });
   }
 
   /** Git order: an unfinished transaction from the same repository, earlier in it, sharing a target. */

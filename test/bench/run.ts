@@ -6,7 +6,7 @@
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { apiCost } from './api-cost.ts';
 import { startBench } from './harness.ts';
@@ -32,19 +32,21 @@ try {
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${execFileSync('uname', ['-sr'], { encoding: 'utf8' }).trim()}`;
 const at = new Date().toISOString();
-const lines = [
-  `# Janus benchmarks`,
-  '',
-  `${at} on ${machine}.`,
-  '',
-  '| figure | median (min–max, runs) |',
-  '|---|---|',
-];
-for (const [section, figures] of Object.entries(results)) {
-  lines.push(`| **${section}** | |`);
-  for (const [name, f] of Object.entries(figures)) lines.push(`| ${name} | ${show(f)} |`);
-}
 const dir = new URL('./results/', import.meta.url);
-writeFileSync(new URL('latest.json', dir), `${JSON.stringify({ at, machine, results }, null, 2)}\n`);
+const jsonFile = new URL('latest.json', dir);
+// Sections run separately keep their own date; the others stay as they were.
+type Section = { at: string; machine: string; figures: Record<string, Figure> };
+const previous: Record<string, Section> = existsSync(jsonFile)
+  ? (JSON.parse(readFileSync(jsonFile, 'utf8')).sections ?? {})
+  : {};
+const sections: Record<string, Section> = { ...previous };
+for (const [name, figures] of Object.entries(results)) sections[name] = { at, machine, figures };
+const lines = ['# Janus benchmarks', '', '| figure | median (min–max, runs) |', '|---|---|'];
+for (const [name, section] of Object.entries(sections)) {
+  lines.push(`| **${name}** (${section.at.slice(0, 16).replace('T', ' ')} UTC) | |`);
+  for (const [figureName, f] of Object.entries(section.figures)) lines.push(`| ${figureName} | ${show(f)} |`);
+}
+lines.push('', `Machine: ${machine}.`);
+writeFileSync(jsonFile, `${JSON.stringify({ sections }, null, 2)}\n`);
 writeFileSync(new URL('latest.md', dir), `${lines.join('\n')}\n`);
 process.stderr.write(`${lines.join('\n')}\n`);

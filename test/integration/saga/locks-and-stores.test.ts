@@ -54,7 +54,7 @@ describe('locks', () => {
       metadata: { name: leaseName(resolveTarget(cmTarget('a'), ns, true)), namespace: ns },
       spec: {
         holderIdentity: `${ns}/crashed-txn/1234`,
-        leaseDurationSeconds: 2,
+        leaseDurationSeconds: 3600,
         renewTime: microTime(Date.now()),
       },
     });
@@ -67,6 +67,18 @@ describe('locks', () => {
         expect(condition?.reason).toBe('LockWait');
         expect(condition?.message).toContain(`held by transaction ${ns}/crashed-txn`);
       });
+      // The holder stops renewing: its Lease expires (as if its last renewal was long ago).
+      const lockRef = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        name: leaseName(resolveTarget(cmTarget('a'), ns, true)),
+        namespace: ns,
+      };
+      await clients.admin.patch(
+        lockRef,
+        { spec: { leaseDurationSeconds: 1, renewTime: microTime(Date.now() - 60_000) } },
+        PatchType.merge,
+      );
       await waitForPhase(clients.admin, ns, 'patient', 'Committed');
       expect(await data(clients.admin, ns, 'a')).toEqual({ v: '2' });
       await expect.poll(() => leasesOf(clients.admin, ns), { timeout: 30_000 }).toEqual([]);
