@@ -176,7 +176,9 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
 
 /** A kubeconfig for one token user; with no CA data, TLS is not verified (plain HTTP on loopback). */
 export function kubeconfigYaml(server: string, caData: string, user: string, token: string): string {
-  const cluster = caData ? { server, 'certificate-authority-data': caData } : { server, 'insecure-skip-tls-verify': true };
+  const cluster = caData
+    ? { server, 'certificate-authority-data': caData }
+    : { server, 'insecure-skip-tls-verify': true };
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
