@@ -86,6 +86,9 @@ export async function beginRollback(
       : item,
   );
   const { nextRecoveryAt: _next, completedAt: _completed, ...rest } = status;
+  // The annotation's value is the reason (a ROLLBACK file's text, `janus rollback --reason`).
+  const reason = consume ? run.txn.metadata.annotations?.[consume]?.trim() : undefined;
+  const message = reason && reason !== 'true' ? `${CAUSE_MESSAGES[cause]}: ${reason}` : CAUSE_MESSAGES[cause];
   await run.writeStatus(
     {
       ...rest,
@@ -93,7 +96,7 @@ export async function beginRollback(
       recoveryAttempts: attempts,
       deadline: new Date(now + parseDuration(run.txn.spec.timeout ?? '30m')).toISOString(),
     },
-    { to: 'RollingBack', detail: { reason: cause, message: CAUSE_MESSAGES[cause] } },
+    { to: 'RollingBack', detail: { reason: cause, message } },
   );
   return { txn: consume ? await removeAnnotation(run, consume) : run.txn };
 }

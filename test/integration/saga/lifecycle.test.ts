@@ -150,6 +150,12 @@ describe('rollback on request', () => {
       expect(await data(clients.admin, ns, 'a')).toEqual({ v: 'original' });
       expect(await data(clients.admin, ns, 'b')).toEqual({ v: 'original' });
       expect(txn.metadata.annotations?.['tx.janus.io/request-rollback']).toBeUndefined();
+      const events = await clients.admin.list('v1', 'Event', ns, {
+        fieldSelector: 'involvedObject.name=old',
+      });
+      expect(events.items.map((e) => e.message)).toContain(
+        'rollback requested with the tx.janus.io/request-rollback annotation: release 42 broke checkout',
+      );
     });
   });
 
