@@ -18,7 +18,10 @@ async function freshNamespace(label: string): Promise<string> {
 }
 
 describe('a committing saga killed after every API request', () => {
-  it('ends exactly as an uninterrupted run does, whichever request it dies after', async () => {
+  // One saga per API request, each with two controller starts: minutes, not seconds.
+  it('ends exactly as an uninterrupted run does, whichever request it dies after', {
+    timeout: 1_200_000,
+  }, async () => {
     const scenario = committingScenario(clients.admin);
     const baseline = await run(
       clients.admin,

@@ -25,7 +25,10 @@ afterAll(async () => {
 });
 
 describe('a rolling-back saga killed after every API request', () => {
-  it('ends exactly as an uninterrupted run does, whichever request it dies after', async () => {
+  // One saga per API request, each with two controller starts: minutes, not seconds.
+  it('ends exactly as an uninterrupted run does, whichever request it dies after', {
+    timeout: 1_200_000,
+  }, async () => {
     const probe = await freshNamespace('probe');
     removePolicy = await failAtCommit(clients.admin, probe, REFUSED_OBJECT, { matchLabels: LABEL });
     const scenario = rollingBackScenario(clients.admin);
