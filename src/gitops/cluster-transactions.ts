@@ -1,0 +1,120 @@
+/**
+ * The materializer's two requests to the cluster, as the controller identity: create a
+ * Transaction from a directory, and ask for the rollback of one. Errors that are about the
+ * directory (an invalid object, a missing namespace, a name taken by someone else) come back as
+ * refusals to record on the results branch; anything else (network, RBAC of Janus itself) throws,
+ * so the poll fails and is retried.
+ */
+import {
+  ANNOTATION_REQUEST_ROLLBACK,
+  ANNOTATION_SOURCE_PATH,
+  ANNOTATION_SOURCE_REPOSITORY,
+  API_VERSION,
+  KIND,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
+import { PatchType } from '../kube/client.ts';
+import { isAlreadyExists, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
+import type { Objects } from '../kube/resources.ts';
+import { isTerminal } from '../saga/status.ts';
+import type { RollbackRefusal } from './materialize-records.ts';
+
+export type CreateOutcome =
+  | { kind: 'created'; transaction: Transaction }
+  /** It exists already and came from the same directory of the same repository: ours. */
+  | { kind: 'exists'; transaction: Transaction }
+  | { kind: 'refused'; field?: string; message: string };
+
+export type RollbackOutcome = { kind: 'requested' } | { kind: 'refused'; refusal: RollbackRefusal };
+
+export interface TransactionApi {
+  create(transaction: Transaction): Promise<CreateOutcome>;
+  requestRollback(namespace: string, name: string, reason: string): Promise<RollbackOutcome>;
+}
+
+/** The Transaction mapping, so creating one costs no discovery request. */
+export const TRANSACTION_MAPPING = {
+  group: 'tx.janus.io',
+  version: 'v1alpha1',
+  kind: KIND,
+  resource: 'transactions',
+  namespaced: true,
+} as const;
+
+export class KubeTransactionApi implements TransactionApi {
+  readonly #objects: Objects;
+
+  constructor(objects: Objects) {
+    this.#objects = objects;
+    objects.discovery.seed(TRANSACTION_MAPPING);
+  }
+
+  async create(transaction: Transaction): Promise<CreateOutcome> {
+    try {
+      return { kind: 'created', transaction: await this.#objects.create(transaction) };
+    } catch (error) {
+      if (isAlreadyExists(error)) return this.#adopt(transaction);
+      if (isInvalid(error))
+        return { kind: 'refused', message: `the API server refused it: ${serverMessage(error)}` };
+      if (isNotFound(error)) {
+        return {
+          kind: 'refused',
+          field: 'metadata.namespace',
+          message: `namespace ${JSON.stringify(transaction.metadata.namespace)} does not exist`,
+        };
+      }
+      throw error;
+    }
+  }
+
+  async requestRollback(namespace: string, name: string, reason: string): Promise<RollbackOutcome> {
+    const current = await this.#objects.find<Transaction>(ref(namespace, name));
+    if (!current || current.metadata.deletionTimestamp) return { kind: 'refused', refusal: { kind: 'gone' } };
+    if (ANNOTATION_REQUEST_ROLLBACK in (current.metadata.annotations ?? {})) return { kind: 'requested' };
+    const phase = current.status?.phase ?? 'Pending';
+    // In flight: the controller acts on the request once the transaction is Committed.
+    if (phase !== 'Committed' && isTerminal(phase))
+      return { kind: 'refused', refusal: { kind: 'phase', phase } };
+    if (phase === 'RollingBack') return { kind: 'refused', refusal: { kind: 'phase', phase } };
+    await this.#objects.patch(
+      ref(namespace, name),
+      {
+        metadata: {
+          annotations: { [ANNOTATION_REQUEST_ROLLBACK]: reason },
+          resourceVersion: current.metadata.resourceVersion,
+        },
+      },
+      PatchType.merge,
+    );
+    return { kind: 'requested' };
+  }
+
+  async #adopt(wanted: Transaction): Promise<CreateOutcome> {
+    const { namespace = '', name } = wanted.metadata;
+    const existing = await this.#objects.find<Transaction>(ref(namespace, name));
+    if (!existing)
+      throw new Error(`Transaction ${namespace}/${name} already exists, then could not be found`);
+    const want = wanted.metadata.annotations ?? {};
+    const have = existing.metadata.annotations ?? {};
+    const same = [ANNOTATION_SOURCE_REPOSITORY, ANNOTATION_SOURCE_PATH].every(
+      (key) => want[key] === have[key],
+    );
+    if (same) return { kind: 'exists', transaction: existing };
+    const origin = have[ANNOTATION_SOURCE_PATH]
+      ? `it was created from ${have[ANNOTATION_SOURCE_PATH]} in ${have[ANNOTATION_SOURCE_REPOSITORY] ?? 'another repository'}`
+      : 'it was not created from this repository';
+    return {
+      kind: 'refused',
+      field: 'metadata.name',
+      message: `a Transaction ${namespace}/${name} already exists and ${origin}; rename the directory`,
+    };
+  }
+}
+
+function ref(namespace: string, name: string) {
+  return { apiVersion: API_VERSION, kind: KIND, namespace, name };
+}
+
+function serverMessage(error: KubeApiError): string {
+  return error.serverMessage;
+}

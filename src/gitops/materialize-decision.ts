@@ -1,0 +1,102 @@
+/**
+ * What to do with one changed transaction directory, from what Git shows and what the results
+ * branch records about it. Pure: the materializer gathers the facts and carries out the actions.
+ *
+ * The recorded outcome decides, not the kind of change Git reports: a directory with an outcome
+ * on the results branch is never applied again, however it reappears (a re-processed commit,
+ * a force-push, a lost cursor). Only a directory that was rejected, or never seen, is applied.
+ */
+import type { DirectoryChangeKind } from '../git/changes.ts';
+import { PHASE_REJECTED } from '../results/render-directory.ts';
+import type { RecordedOutcome } from '../results/results-reader.ts';
+import { ROLLBACK_FILE } from './file-names.ts';
+import type { ParseResult } from './parse-directory.ts';
+
+/** The result-file phase of a directory recorded without being applied (first run). */
+export const PHASE_BASELINE = 'Baseline';
+
+export interface DirectoryFacts {
+  /** Repository-relative path, e.g. "transactions/deploy-v2". */
+  path: string;
+  /** The directory name: the Transaction's name. */
+  name: string;
+  kind: DirectoryChangeKind;
+  /** The commit (40 hex) in which Git shows this change. */
+  commit: string;
+  /** The directory as of `commit`; undefined when it was removed. */
+  parsed: ParseResult | undefined;
+  /**
+   * The namespace its outcome is recorded under: from the previous version of transaction.yaml
+   * for an edited directory (an edit cannot move a transaction), else from the current one.
+   */
+  namespace: string;
+  /** Names of the files that differ from the previous version of the directory, sorted. */
+  changedFiles: string[];
+  /** ROLLBACK is there now and was not before (for a directory seen for the first time: is there). */
+  rollbackAdded: boolean;
+}
+
+export type NoticeKind =
+  /** ROLLBACK in a directory that was never applied: it is not applied either. */
+  | 'rollback-before-apply'
+  /** ROLLBACK in a directory recorded as baseline: Janus never applied it. */
+  | 'rollback-of-baseline';
+
+export type DirectoryAction =
+  | { do: 'materialize' }
+  | { do: 'reject' }
+  | { do: 'ignore-edit'; files: string[] }
+  | { do: 'request-rollback'; reason: string; file: string }
+  | { do: 'notice'; notice: NoticeKind };
+
+const UNAPPLIED = new Set([PHASE_REJECTED]);
+/** Phases in which a rollback request still has something to act on. */
+const ROLLBACK_TARGET_PHASES = new Set([
+  'Pending',
+  'Preparing',
+  'Prepared',
+  'Committing',
+  'Committed',
+  'Unknown',
+]);
+
+/** The actions for one directory change, in order; empty when nothing is to be done. */
+export function decideDirectory(
+  facts: DirectoryFacts,
+  recorded: RecordedOutcome | undefined,
+): DirectoryAction[] {
+  if (facts.kind === 'removed' || facts.parsed === undefined) return [];
+  if (recorded === undefined || UNAPPLIED.has(recorded.phase)) return decideUnapplied(facts.parsed);
+  const firstSight = facts.kind === 'added';
+  if (recorded.phase === PHASE_BASELINE) {
+    if (facts.rollbackAdded && !firstSight) return [{ do: 'notice', notice: 'rollback-of-baseline' }];
+    return firstSight ? [] : [{ do: 'ignore-edit', files: facts.changedFiles }];
+  }
+  const actions: DirectoryAction[] = [];
+  const rollback = facts.parsed.rollback;
+  // Seen again without an edit (a re-processed commit, a lost cursor): a ROLLBACK file still asks
+  // for a rollback only while there is something to roll back, so nothing is undone twice.
+  const wantsRollback =
+    rollback !== undefined &&
+    facts.rollbackAdded &&
+    (!firstSight || ROLLBACK_TARGET_PHASES.has(recorded.phase));
+  if (wantsRollback) actions.push({ do: 'request-rollback', reason: rollback.reason, file: rollback.file });
+  if (!firstSight) {
+    const edited = facts.changedFiles.filter((f) => !(wantsRollback && f === ROLLBACK_FILE));
+    if (edited.length > 0) actions.push({ do: 'ignore-edit', files: edited });
+  }
+  return actions;
+}
+
+function decideUnapplied(parsed: ParseResult): DirectoryAction[] {
+  if (!parsed.ok) return [{ do: 'reject' }];
+  if (parsed.rollback) return [{ do: 'notice', notice: 'rollback-before-apply' }];
+  return [{ do: 'materialize' }];
+}
+
+/** The outcome the results branch will hold after `action`, for decisions later in the same poll. */
+export function outcomeAfter(action: DirectoryAction, facts: DirectoryFacts): RecordedOutcome | undefined {
+  if (action.do === 'materialize') return { phase: 'Pending', path: facts.path };
+  if (action.do === 'reject') return { phase: PHASE_REJECTED, path: facts.path };
+  return undefined;
+}

@@ -1,0 +1,220 @@
+/**
+ * Writes the outcome of every Transaction that came from this repository to the results branch:
+ * each terminal outcome (Committed, RolledBack, Failed) and each rollback start (RollingBack),
+ * plus the Pending record the materializer asks for when it creates one.
+ *
+ * Never the same outcome twice: what was last recorded per transaction is kept as a fingerprint
+ * (results-reader.ts), loaded from the results branch when a term starts and updated on every
+ * write, so a restart, a second replica or a resync of the informer adds nothing. All writes go
+ * through one queue, in the order the informer saw the transitions.
+ */
+import PQueue from 'p-queue';
+import {
+  ANNOTATION_SOURCE_REPOSITORY,
+  ANNOTATION_SOURCE_SEQUENCE,
+  API_VERSION,
+  type Phase,
+  PLURAL,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import type { Logger } from '../log/index.ts';
+import { Informer } from '../runtime/informer.ts';
+import { objectKey } from '../runtime/object-cache.ts';
+import { sleep } from '../runtime/sleep.ts';
+import { type BackoffPolicy, backoffDelay } from './backoff.ts';
+import { formatCommitMessage } from './commit-message.ts';
+import { renderTransactionResult } from './render-transaction.ts';
+import { type ResultContext, sourceCommit, sourceOf } from './result-context.ts';
+import type { ResultRecord } from './result-record.ts';
+import { fingerprintOf } from './results-reader.ts';
+import type { ResultsWriter } from './writer.ts';
+
+/** Phases the results branch records: every end, and the start of every rollback. */
+export const REPORTED_PHASES: ReadonlySet<Phase> = new Set([
+  'Committed',
+  'RolledBack',
+  'Failed',
+  'RollingBack',
+]);
+
+export interface ReporterOptions {
+  /** The controller identity. */
+  client: KubeClient;
+  /** The source repository as the materializer records it (URL or path, no credentials). */
+  repository: string;
+  writer: Pick<ResultsWriter, 'write' | 'flush' | 'pending'>;
+  /** The result files ("<namespace>/<name>" → text) of these transactions on the results branch. */
+  readRecorded(keys: readonly string[]): Promise<Map<string, string>>;
+  context: ResultContext;
+  /** Only Transactions in this namespace; all when undefined. */
+  watchNamespace?: string | undefined;
+  log: Logger;
+  /** Reading the results branch when a term starts, while the Git server is unreachable. */
+  retry?: BackoffPolicy;
+  onPending?(count: number): void;
+}
+
+const DEFAULT_RETRY: BackoffPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000 };
+
+export class ResultsReporter {
+  readonly informer: Informer<Transaction>;
+  readonly #o: ReporterOptions;
+  /** Fingerprint of what the results branch holds per "<namespace>/<name>". */
+  readonly #recorded = new Map<string, string>();
+  readonly #queue = new PQueue({ concurrency: 1 });
+  readonly #stop = new AbortController();
+
+  constructor(options: ReporterOptions) {
+    this.#o = options;
+    const path = options.watchNamespace
+      ? `/apis/${API_VERSION}/namespaces/${options.watchNamespace}/${PLURAL}`
+      : `/apis/${API_VERSION}/${PLURAL}`;
+    this.informer = new Informer<Transaction>({
+      client: options.client,
+      path,
+      transform: slim,
+      logger: options.log,
+      handlers: {
+        onAdd: (obj, key) => this.#observe(undefined, obj, key),
+        onUpdate: (old, obj, key) => this.#observe(old, obj, key),
+        onDelete: (_obj, key) => void this.#queue.add(() => this.#recorded.delete(key)),
+      },
+    });
+  }
+
+  /** Starts watching; outcomes are written once the results branch has been read. */
+  start(): void {
+    this.informer.start();
+    void this.#queue.add(() => this.#resync());
+  }
+
+  /** Waits until Transactions are listed (not for the results branch). */
+  waitForSync(): Promise<boolean> {
+    return this.informer.waitForSync();
+  }
+
+  /** Queues the Pending record of a Transaction just materialized; resolves once it is durably queued. */
+  recordMaterialized(transaction: Transaction): Promise<void> {
+    const key = objectKey(transaction);
+    return this.#queue.add(async () => {
+      if (this.#recorded.has(key)) return; // the informer was faster: a later outcome is recorded
+      await this.#write(key, renderMaterialized(transaction, this.#o.context));
+    });
+  }
+
+  /** The next free source-sequence, judging by this repository's Transactions in the cluster. */
+  nextSequenceFloor(): number {
+    let max = -1;
+    for (const txn of this.informer.list()) {
+      if (!this.#ours(txn)) continue;
+      const sequence = Number(txn.metadata.annotations?.[ANNOTATION_SOURCE_SEQUENCE]);
+      if (Number.isSafeInteger(sequence)) max = Math.max(max, sequence);
+    }
+    return max + 1;
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    this.#queue.clear();
+    await this.#queue.onIdle();
+    await this.informer.stop();
+  }
+
+  #ours(txn: Transaction): boolean {
+    return txn.metadata.annotations?.[ANNOTATION_SOURCE_REPOSITORY] === this.#o.repository;
+  }
+
+  #observe(old: Transaction | undefined, txn: Transaction, key: string): void {
+    const phase = txn.status?.phase;
+    if (!phase || !REPORTED_PHASES.has(phase) || !this.#ours(txn)) return;
+    // A rollback's progress is one record: only its start is written.
+    if (old && old !== txn && phase === 'RollingBack' && old.status?.phase === 'RollingBack') return;
+    this.#enqueue(key, txn);
+  }
+
+  /** Queues the record of `txn` as it is now; a failure (the spool cannot be written) is logged. */
+  #enqueue(key: string, txn: Transaction): void {
+    this.#queue
+      .add(() => this.#report(key, txn))
+      .catch((err: unknown) =>
+        this.#o.log.error(
+          { err, transaction: key },
+          'cannot queue a result; it is written at the next resync',
+        ),
+      );
+  }
+
+  async #report(key: string, txn: Transaction): Promise<void> {
+    await this.#write(key, renderTransactionResult(txn, this.#o.context));
+  }
+
+  async #write(key: string, record: ResultRecord): Promise<void> {
+    const text = Object.values(record.files)[0];
+    const fingerprint = text === undefined ? undefined : fingerprintOf(text);
+    if (fingerprint === undefined || this.#recorded.get(key) === fingerprint) return;
+    await this.#o.writer.write(record);
+    this.#recorded.set(key, fingerprint);
+    this.#o.onPending?.(this.#o.writer.pending);
+    this.#o.log.info({ transaction: key, subject: record.message.split('\n', 1)[0] }, 'result recorded');
+  }
+
+  /**
+   * Loads what the results branch records about every reportable Transaction, then queues their
+   * current state: anything that changed while no one was writing is written now. Retries while
+   * the Git server is unreachable; transitions seen meanwhile wait in the queue.
+   */
+  async #resync(): Promise<void> {
+    if (!(await this.informer.waitForSync())) return;
+    for (let attempt = 0; !this.#stop.signal.aborted; attempt++) {
+      try {
+        await this.#o.writer.flush(); // a previous term's pending results land before we read
+        const reportable = this.informer
+          .list()
+          .filter((t) => this.#ours(t) && REPORTED_PHASES.has(t.status?.phase ?? 'Pending'));
+        const files = await this.#o.readRecorded(reportable.map(objectKey));
+        for (const [key, text] of files) {
+          const fingerprint = fingerprintOf(text);
+          if (fingerprint !== undefined) this.#recorded.set(key, fingerprint);
+        }
+        for (const txn of reportable) this.#enqueue(objectKey(txn), txn);
+        this.#o.log.info({ transactions: reportable.length, recorded: files.size }, 'results branch read');
+        return;
+      } catch (error) {
+        const delay = backoffDelay(attempt, this.#o.retry ?? DEFAULT_RETRY);
+        this.#o.log.warn(
+          { err: error, retryInMs: delay },
+          'cannot read the results branch yet; outcomes wait',
+        );
+        await sleep(delay, this.#stop.signal);
+      }
+    }
+  }
+}
+
+/** The result of a Transaction just created from Git: a Pending record naming where it came from. */
+export function renderMaterialized(txn: Transaction, context: ResultContext): ResultRecord {
+  const record = renderTransactionResult(txn, context);
+  if (txn.status?.phase !== undefined && txn.status.phase !== 'Pending') return record;
+  const id = objectKey(txn);
+  const source = sourceOf(txn, context);
+  const commit = sourceCommit(source.revision);
+  const changes = txn.spec.changes.length;
+  const subject = `${id}: Pending (materialized, ${changes} ${changes === 1 ? 'change' : 'changes'})`;
+  const body = source.path ? `Source: ${source.path}${source.revision ? ` at ${source.revision}` : ''}` : '';
+  return {
+    files: record.files,
+    message: formatCommitMessage(subject, [body], {
+      transaction: id,
+      phase: 'Pending',
+      ...(commit && { source: commit }),
+    }),
+  };
+}
+
+/** What the cache keeps: no managedFields, no change contents (a result names targets only). */
+function slim(txn: Transaction): Transaction {
+  const { managedFields: _, ...metadata } = txn.metadata;
+  const changes = txn.spec.changes.map(({ content: _content, ...change }) => change);
+  return { ...txn, metadata, spec: { ...txn.spec, changes } } as Transaction;
+}

@@ -1,0 +1,117 @@
+/**
+ * `git log` on the results branch reads as the audit trail of a realistic day: an apply, a
+ * rejected pull request, an edit that was ignored, a failed change rolled back, a requested
+ * rollback. Set JANUS_AUDIT_LOG_OUT=<file> to keep the log (docs/git.md shows one).
+ */
+import { writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { failAtCommit } from '../../support/admission.ts';
+import { eventually } from '../../support/eventually.ts';
+import { git } from '../../support/git-server.ts';
+import { useClients, useNamespace } from '../../support/kube.ts';
+import { ALL_ON_CONFIGMAPS, configMap, serviceAccount } from '../../support/saga.ts';
+import {
+  configMapYaml,
+  createTestRepo,
+  directory,
+  RESULTS,
+  type TestRepo,
+  useGitServer,
+  useJanus,
+} from './harness.ts';
+
+const clients = useClients();
+const ns = useNamespace(clients, 'shop');
+const server = useGitServer();
+const janus = useJanus(clients);
+
+async function until(repo: TestRepo, subject: string): Promise<void> {
+  await eventually(
+    async () => {
+      const subjects = await repo.subjects();
+      if (!subjects.includes(subject))
+        throw new Error(`waiting for "${subject}"; so far:\n${subjects.join('\n')}`);
+    },
+    { timeoutMs: 90_000 },
+  );
+}
+
+describe('the results branch', () => {
+  it('reads as an audit trail', async () => {
+    const shop = ns.name;
+    await serviceAccount(clients.admin, shop, 'deployer', [ALL_ON_CONFIGMAPS]);
+    for (const name of ['web-config', 'api-config', 'feature-flags', 'checkout-config', 'payments-config']) {
+      await clients.admin.create(configMap(shop, name, { version: '1' }));
+    }
+    const repo = await createTestRepo(server.server);
+    await janus.start({ repo: repo.url, namespace: shop });
+
+    await repo.push(
+      directory('deploy-v2', {
+        changes: {
+          '10-web.patch.yaml': configMapYaml('web-config', { version: '2' }),
+          '20-api.patch.yaml': configMapYaml('api-config', { version: '2' }),
+          '30-flags.patch.yaml': configMapYaml('feature-flags', { checkout: 'new' }),
+        },
+      }),
+      'Merge pull request #12: deploy v2',
+    );
+    await until(repo, `${shop}/deploy-v2: Committed (3/3 changes)`);
+
+    await repo.push(
+      {
+        'transactions/typo/transaction.yaml':
+          'apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: typo\nspec:\n  serviceAcountName: deployer\n',
+        'transactions/typo/10-web.patch.yaml': configMapYaml('web-config', { version: '3' }),
+      },
+      'Merge pull request #13: typo',
+    );
+    await until(repo, `${shop}/typo: Rejected (2 errors)`);
+
+    await repo.push(
+      { 'transactions/deploy-v2/20-api.patch.yaml': configMapYaml('api-config', { version: '2.1' }) },
+      'Merge pull request #14: tweak deploy-v2 after the fact',
+    );
+    await until(repo, `${shop}/deploy-v2: edit ignored (already materialized)`);
+
+    const removePolicy = await failAtCommit(clients.admin, shop, 'payments-config');
+    try {
+      await repo.push(
+        directory('payments-v3', {
+          changes: {
+            '10-checkout.patch.yaml': configMapYaml('checkout-config', { payments: 'v3' }),
+            '20-payments.patch.yaml': configMapYaml('payments-config', { version: '3' }),
+          },
+        }),
+        'Merge pull request #15: payments v3',
+      );
+      await until(repo, `${shop}/payments-v3: RolledBack (1/1 changes rolled back)`);
+    } finally {
+      await removePolicy();
+    }
+
+    await repo.push(
+      { 'transactions/deploy-v2/ROLLBACK': 'checkout errors up 4x since deploy-v2 (INC-2291)\n' },
+      'Roll back deploy-v2',
+    );
+    await until(repo, `${shop}/deploy-v2: RolledBack (3/3 changes rolled back)`);
+
+    expect(await repo.subjects()).toEqual([
+      `${shop}/deploy-v2: Pending (materialized, 3 changes)`,
+      `${shop}/deploy-v2: Committed (3/3 changes)`,
+      `${shop}/typo: Rejected (2 errors)`,
+      `${shop}/deploy-v2: edit ignored (already materialized)`,
+      `${shop}/payments-v3: Pending (materialized, 2 changes)`,
+      `${shop}/payments-v3: RollingBack (undoing 1/2 committed changes)`,
+      `${shop}/payments-v3: RolledBack (1/1 changes rolled back)`,
+      `${shop}/deploy-v2: RollingBack (undoing 3/3 committed changes)`,
+      `${shop}/deploy-v2: RolledBack (3/3 changes rolled back)`,
+    ]);
+    const out = process.env.JANUS_AUDIT_LOG_OUT;
+    if (out) {
+      const log = await git(repo.bare, 'log', '--stat', RESULTS);
+      const file = await git(repo.bare, 'show', `${RESULTS}:results/${shop}/payments-v3.yaml`);
+      await writeFile(out, `${log}\n\n=== results/${shop}/payments-v3.yaml ===\n${file}\n`);
+    }
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * The Git side end to end: a real Git server (git http-backend), a repository per test, transaction
+ * directories written the way users write them, `janus run` processes, and readers of the results
+ * branch as an auditor sees it (native git).
+ */
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { parse } from 'yaml';
+import { eventually } from '../../support/eventually.ts';
+import {
+  type GitServer,
+  type GitServerOptions,
+  git,
+  pushCommit,
+  startGitServer,
+} from '../../support/git-server.ts';
+import { type JanusRunOptions, type JanusRunProcess, startJanusRun } from '../../support/janus-run.ts';
+import type { TestClients } from '../../support/kube.ts';
+
+export const RESULTS = 'janus/results';
+
+/** One Git server for the test file. */
+export function useGitServer(options: GitServerOptions = {}): { readonly server: GitServer } {
+  const holder = {} as { server: GitServer };
+  beforeAll(async () => {
+    holder.server = await startGitServer(options);
+  });
+  afterAll(async () => {
+    await holder.server.stop();
+  });
+  return holder;
+}
+
+let repoCounter = 0;
+
+export interface TestRepo {
+  /** The repository's name on the server, as requests record it. */
+  readonly name: string;
+  readonly url: string;
+  /** The bare repository on disk (native git reads it; pushes through it are not recorded). */
+  readonly bare: string;
+  /** Commits `files` (null deletes) on `branch` (default main) and pushes; returns the sha. */
+  push(files: Record<string, string | null>, message?: string, branch?: string): Promise<string>;
+  /** Subjects on the results branch, oldest first; [] when it does not exist. */
+  subjects(): Promise<string[]>;
+  /** `git log` of the results branch, full messages, newest first. */
+  log(): Promise<string>;
+  /** How many commits on the results branch have exactly this subject. */
+  count(subject: string): Promise<number>;
+  /** results/<ns>/<name>.yaml parsed, or undefined. */
+  result(namespace: string, name: string): Promise<Record<string, unknown> | undefined>;
+  /** baseline.yaml parsed, or undefined. */
+  baseline(): Promise<Record<string, unknown> | undefined>;
+}
+
+export async function createTestRepo(
+  server: GitServer,
+  seed: Record<string, string> = {},
+): Promise<TestRepo> {
+  const name = `repo-${process.pid}-${++repoCounter}`;
+  const bare = await server.createRepo(name);
+  await pushCommit(
+    bare,
+    'main',
+    { 'README.md': 'transactions live in transactions/\n', ...seed },
+    'initial commit',
+  );
+  const hasResults = async () => (await git(bare, 'branch', '--list', RESULTS)) !== '';
+  const show = async (path: string): Promise<Record<string, unknown> | undefined> => {
+    if (!(await hasResults())) return undefined;
+    try {
+      return parse(await git(bare, 'show', `${RESULTS}:${path}`));
+    } catch {
+      return undefined;
+    }
+  };
+  const subjects = async () =>
+    (await hasResults())
+      ? (await git(bare, 'log', '--reverse', '--format=%s', RESULTS)).split('\n').filter(Boolean)
+      : [];
+  return {
+    name,
+    url: server.url(name),
+    bare,
+    push: (files, message = 'change', branch = 'main') => pushCommit(bare, branch, files, message),
+    subjects,
+    async log() {
+      return (await hasResults()) ? git(bare, 'log', RESULTS) : '';
+    },
+    count: async (subject) => (await subjects()).filter((s) => s === subject).length,
+    result: (namespace, txn) => show(`results/${namespace}/${txn}.yaml`),
+    baseline: () => show('baseline.yaml'),
+  };
+}
+
+export interface DirectoryOptions {
+  namespace?: string;
+  serviceAccount?: string;
+  /** Change files by name, e.g. { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) }. */
+  changes: Record<string, string>;
+  /** Extra files, e.g. { ROLLBACK: 'reason' }. */
+  extra?: Record<string, string>;
+}
+
+/** The files of transactions/<name>/. */
+export function directory(name: string, opts: DirectoryOptions): Record<string, string> {
+  const namespace = opts.namespace ? `\n  namespace: ${opts.namespace}` : '';
+  const files: Record<string, string> = {
+    [`transactions/${name}/transaction.yaml`]:
+      `apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: ${name}${namespace}\n` +
+      `spec:\n  serviceAccountName: ${opts.serviceAccount ?? 'deployer'}\n  timeout: 2m\n`,
+  };
+  for (const [file, content] of Object.entries({ ...opts.changes, ...opts.extra })) {
+    files[`transactions/${name}/${file}`] = content;
+  }
+  return files;
+}
+
+/** A ConfigMap manifest, as a change file holds it. */
+export function configMapYaml(name: string, data: Record<string, string>): string {
+  const entries = Object.entries(data)
+    .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`)
+    .join('\n');
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n${entries}\n`;
+}
+
+/**
+ * Starts `janus run` processes for a test and stops them after it, printing their logs if it
+ * failed. `start` returns after the first successful poll, unless told not to wait.
+ */
+export function useJanus(clients: TestClients): {
+  start(opts: Omit<JanusRunOptions, 'kubeconfig'> & { wait?: boolean }): Promise<JanusRunProcess>;
+} {
+  const running: JanusRunProcess[] = [];
+  afterEach(async (ctx) => {
+    const failed = ctx.task.result?.state === 'fail';
+    for (const p of running.splice(0)) {
+      await p.stop();
+      if (failed) console.error(`--- janus run log (${p.logFile}) ---\n${(await p.logs()).slice(-20_000)}`);
+    }
+  });
+  return {
+    async start({ wait = true, ...opts }) {
+      const p = await startJanusRun({ kubeconfig: clients.kubeconfigs.controller, ...opts });
+      running.push(p);
+      if (wait)
+        await eventually(
+          async () => {
+            if ((await successfulPolls(p)) < 1) throw new Error('no successful poll yet');
+          },
+          { timeoutMs: 90_000 },
+        );
+      return p;
+    },
+  };
+}
+
+/** Successful polls so far, read from the process's /metrics. */
+export async function successfulPolls(janus: JanusRunProcess): Promise<number> {
+  const text = await (await fetch(`${await janus.opsUrl()}/metrics`)).text();
+  return Number(/^janus_git_polls_total\{result="success"\} (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/** Waits until the process has finished `count` more successful polls than now. */
+export async function morePolls(janus: JanusRunProcess, count = 2): Promise<void> {
+  const start = await successfulPolls(janus);
+  await eventually(async () => {
+    const now = await successfulPolls(janus);
+    if (now < start + count) throw new Error(`${now - start}/${count} polls so far`);
+  });
+}

@@ -1,0 +1,97 @@
+/** `janus validate` as CI runs it: a process, files on disk, exit status, stderr and stdout. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runJanusCommand } from '../../support/janus-run.ts';
+import { configMapYaml, directory } from './harness.ts';
+
+let repo: string;
+beforeEach(async () => {
+  repo = await mkdtemp(join(tmpdir(), 'janus-validate-'));
+});
+afterEach(async () => {
+  await rm(repo, { recursive: true, force: true });
+});
+
+async function write(files: Record<string, string>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(repo, path)), { recursive: true });
+    await writeFile(join(repo, path), content);
+  }
+}
+
+const good = () => directory('good', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) } });
+const bad = () => ({
+  ...directory('bad', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) } }),
+  'transactions/bad/20-app.update.yaml': configMapYaml('app', { v: '3' }),
+});
+
+describe('janus validate', () => {
+  it('exits 0 for a repository whose directories are all valid', async () => {
+    await write(good());
+    const result = await runJanusCommand('validate', ['.'], { cwd: repo });
+    expect(result).toMatchObject({ code: 0, stdout: '', stderr: '1 transaction directory, all valid\n' });
+  });
+
+  it('exits 1 and prints file:line:column diagnostics for an invalid directory', async () => {
+    await write({ ...good(), ...bad() });
+    const result = await runJanusCommand('validate', [repo, '-o', 'json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')).toEqual([
+      'transactions/bad/20-app.update.yaml:4:9: metadata.name: v1 ConfigMap default/app is already changed by ' +
+        'transactions/bad/10-app.patch.yaml; each resource may appear in one change only',
+      '2 transaction directories, 1 invalid',
+      '',
+    ]);
+    const report = JSON.parse(result.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.directories.map((d: { path: string; ok: boolean }) => [d.path, d.ok])).toEqual([
+      ['transactions/bad', false],
+      ['transactions/good', true],
+    ]);
+    expect(report.directories[0].diagnostics[0]).toMatchObject({
+      code: 'duplicate-target',
+      line: 4,
+      column: 9,
+    });
+  });
+
+  it('validates one directory, applies the namespace allow-list, and writes YAML on request', async () => {
+    await write(
+      directory('elsewhere', {
+        namespace: 'prod',
+        changes: { '10-app.patch.yaml': configMapYaml('app', {}) },
+      }),
+    );
+    const result = await runJanusCommand(
+      'validate',
+      ['transactions/elsewhere', '--allowed-namespaces', 'staging', '-o', 'yaml'],
+      {
+        cwd: repo,
+      },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'elsewhere/transaction.yaml:5:14: metadata.namespace: namespace "prod" is not allowed for this repository (allowed: staging)',
+    );
+    expect(parse(result.stdout)).toMatchObject({
+      ok: false,
+      directories: [{ path: 'elsewhere', ok: false }],
+    });
+    const allowed = await runJanusCommand('validate', ['transactions/elsewhere'], {
+      cwd: repo,
+      env: { JANUS_ALLOWED_NAMESPACES: 'prod,staging' },
+    });
+    expect(allowed.code).toBe(0);
+  });
+
+  it('exits 2 on usage errors', async () => {
+    for (const args of [['no-such-dir'], ['.', '-o', 'xml'], ['.', 'extra'], ['.', '--bogus']]) {
+      const result = await runJanusCommand('validate', args, { cwd: repo });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^janus: /);
+    }
+  });
+});
