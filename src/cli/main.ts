@@ -1,9 +1,11 @@
-/** The `janus` command line: dispatches to one command per file under commands/. */
+/**
+ * The `janus` command line: dispatches to one command per file under commands/. Commands are
+ * registered in registry.ts.
+ */
+import { KubeApiError } from '../kube/errors.ts';
 import { VERSION } from '../version.ts';
-import { type Command, parse, renderHelp, UsageError } from './command.ts';
-import controller from './commands/controller.ts';
-
-const COMMANDS: Command[] = [controller as unknown as Command];
+import { parse, renderHelp, UsageError } from './command.ts';
+import { COMMANDS, findCommand } from './registry.ts';
 
 function topLevelHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -20,6 +22,7 @@ Run 'janus <command> --help' for a command's flags. Every flag has an environmen
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0] !== undefined) return main([rest[0], '--help']);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stderr.write(topLevelHelp());
     return name === undefined ? 2 : 0;
@@ -28,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
+  const command = findCommand(name);
   if (!command) throw new UsageError(`unknown command "${name}"\n\n${topLevelHelp()}`);
   const { values, args, help } = parse(command, rest, process.env);
   if (help) {
@@ -46,6 +49,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof UsageError) {
       process.stderr.write(`janus: ${e.message}\n`);
       process.exitCode = e.exitCode;
+    } else if (e instanceof KubeApiError) {
+      // The API server refused or failed: its message says why; a stack trace would not.
+      process.stderr.write(`janus: ${e.message}\n`);
+      process.exitCode = 1;
     } else {
       process.stderr.write(`janus: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       process.exitCode = 1;

@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+#
+# Janus: `janus run` (the main job) by default; `docker run <image> controller|validate|...` for
+# the other commands. Node 24 runs the TypeScript sources directly (type stripping): there is no
+# build step, only production dependencies to install.
+#
+# The base image is pinned by its exact version tag (Node 24.21.0 on Debian trixie, slim); the
+# same tag in both stages, so the modules are installed by the Node that runs them. Renovate
+# (renovate.json) proposes updates; pin the digest too (node:24.21.0-trixie-slim@sha256:…) to
+# make builds bit-for-bit repeatable.
+ARG NODE_IMAGE=node:24.21.0-trixie-slim
+
+# ── Production dependencies, from the lockfile, without install scripts (none is needed). ──
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+# ── Runtime: sources, production modules, a non-root user, a writable cache only. ──
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    JANUS_CACHE_DIR=/var/cache/janus
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY src ./src
+# The only path Janus writes: with readOnlyRootFilesystem, mount an emptyDir here (manifests/deployment.yaml).
+RUN mkdir -p /var/cache/janus && chown 10001:10001 /var/cache/janus
+USER 10001:10001
+EXPOSE 8080
+ENTRYPOINT ["node", "src/cli/main.ts"]
+CMD ["run"]

@@ -1,0 +1,99 @@
+/** `janus demo`: the whole product on a laptop, in a few minutes, with nothing left behind. */
+import { defineCommand, type Flags, UsageError } from '../command.ts';
+import { Cleanup } from '../demo/cleanup.ts';
+import { prerequisiteProblems } from '../demo/cluster.ts';
+import { Narrator } from '../demo/progress.ts';
+import { stepCount, tellStory } from '../demo/story.ts';
+import { onInterrupt } from '../interrupt.ts';
+import { processStreams } from '../output.ts';
+import { parseTimeout } from '../wait.ts';
+
+const DEMO_FLAGS = {
+  kubeconfig: {
+    type: 'string',
+    env: 'JANUS_DEMO_KUBECONFIG',
+    placeholder: 'path',
+    description:
+      'use this existing cluster (cluster-admin) instead of starting a local control plane; namespace shop must not exist',
+  },
+  keep: {
+    type: 'boolean',
+    env: 'JANUS_DEMO_KEEP',
+    description: 'keep everything running at the end, to look around, until Ctrl-C',
+  },
+  timeout: {
+    type: 'string',
+    env: 'JANUS_DEMO_TIMEOUT',
+    default: '3m',
+    placeholder: 'duration',
+    description: 'how long each step may wait for the cluster or the results branch',
+  },
+} as const satisfies Flags;
+
+export default defineCommand({
+  name: 'demo',
+  summary: 'try Janus end to end: local control plane, local Git repository, the main job, results',
+  usage: 'janus demo [flags]',
+  description: `
+The first thing to run. Needs Node.js 24, Go and git, and a source checkout of Janus:
+
+  1. builds (first time only, 5-10 minutes, cached) and starts a local Kubernetes control plane
+     on 127.0.0.1 (etcd, kube-apiserver, kube-controller-manager; no nodes);
+  2. installs Janus's CRD and RBAC, and the example shop from examples/setup;
+  3. creates a local Git repository holding examples/transactions;
+  4. runs the main job (janus run) over it: deploy-v2 commits, expose-checkout fails at commit
+     and is rolled back;
+  5. commits a ROLLBACK file for deploy-v2, which Janus rolls back;
+  6. prints the results branch (git log janus/results) and a result file;
+  7. stops every process and deletes every temporary folder — also on Ctrl-C.
+
+With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed), creates the
+namespace shop there and deletes it at the end; the CRD and RBAC stay installed.
+
+Exit status: 0 the demo ran to the end; 1 something failed (the end of the main job's log is
+shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctrl-C.`,
+  flags: DEMO_FLAGS,
+  async run(values, args) {
+    if (args.length > 0) throw new UsageError(`janus demo takes no arguments, got "${args.join(' ')}"`);
+    const waitMs = parseTimeout(values.timeout);
+    const problems = prerequisiteProblems(values.kubeconfig === undefined);
+    if (problems.length > 0) throw new UsageError(`cannot run the demo:\n  ${problems.join('\n  ')}`);
+    const { stderr } = processStreams();
+    const narrator = new Narrator(stderr, stepCount(values.kubeconfig === undefined));
+    const cleanup = new Cleanup();
+    const interrupt = onInterrupt();
+    narrator.say(
+      'Janus demo: transactional GitOps for Kubernetes, end to end on this machine. Ctrl-C stops it cleanly.',
+    );
+    try {
+      await tellStory({
+        kubeconfig: values.kubeconfig,
+        waitMs,
+        signal: interrupt.signal,
+        narrator,
+        cleanup,
+        beforeCleanup: async (info) => {
+          if (!values.keep) return;
+          narrator.say(`\nEverything keeps running until you press Ctrl-C. In another terminal, try:`);
+          narrator.detail(`export KUBECONFIG=${info.adminKubeconfig}`);
+          narrator.detail('./bin/janus status -A');
+          narrator.detail('./bin/janus status deploy-v2 -n shop');
+          narrator.detail(`git -C ${info.repo} log --stat janus/results`);
+          await new Promise((resolve) => interrupt.signal.addEventListener('abort', resolve, { once: true }));
+        },
+      });
+      narrator.say(
+        '\nThat was Janus. Next: docs/cli.md (every command), docs/operations.md (install it in a cluster).',
+      );
+      return 0;
+    } catch (e) {
+      if (interrupt.reason() !== 'interrupted') throw e;
+      narrator.say('\nInterrupted.');
+      return 130;
+    } finally {
+      narrator.say('\nCleaning up:');
+      await cleanup.run((line) => narrator.detail(line));
+      interrupt.dispose();
+    }
+  },
+});

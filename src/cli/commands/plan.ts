@@ -1,0 +1,114 @@
+/** `janus plan [dir]`: what the transactions of a directory would change in the cluster, as diffs. */
+import { connect, whoAmI } from '../cluster.ts';
+import { defineCommand, KUBE_FLAGS, UsageError } from '../command.ts';
+import { formatDocument, outputFlag, parseOutput, processStreams } from '../output.ts';
+import { planTransaction } from '../plan-changes.ts';
+import {
+  invalidDirectory,
+  PLAN_NOTE,
+  planExitCode,
+  renderDiffs,
+  renderPlan,
+  type TransactionPlan,
+} from '../plan-view.ts';
+import { parseDirectories } from '../transaction-dirs.ts';
+
+export default defineCommand({
+  name: 'plan',
+  summary: 'dry-run the transactions of a directory against the cluster and show per-resource diffs',
+  usage: 'janus plan [dir] [flags]',
+  description: `
+Parses the transaction directories at dir (default "."): a transaction directory, a repository
+root holding the transactions root folder, or that folder itself — exactly as janus run would.
+For each change it reads the target and asks the API server for a server-side dry run of the
+change (?dryRun=All: admission, validation, defaulting, RBAC, nothing persisted), then shows the
+difference between the current object and the planned one as a unified diff of YAML, with
+managedFields, resourceVersion and other server-set metadata left out and Secret values masked.
+The tx.janus.io/applied-by annotation the real commit adds is not shown.
+
+By default every read and dry run runs as the transaction's ServiceAccount (impersonation, as the
+controller will: an RBAC gap shows up here); --no-as-service-account plans as yourself.
+${PLAN_NOTE}
+
+Exit status: 0 nothing would change; 1 something would change; 2 a directory is invalid, or a
+change would be refused (or a usage error).
+
+Examples:
+  janus plan transactions/deploy-v2
+  janus plan . -o diff > plan.diff          # for a pull-request comment
+  janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
+  flags: {
+    ...KUBE_FLAGS,
+    'default-namespace': {
+      type: 'string',
+      env: 'JANUS_DEFAULT_NAMESPACE',
+      default: 'default',
+      placeholder: 'namespace',
+      description: 'namespace of a transaction whose transaction.yaml names none (as janus run)',
+    },
+    'allowed-namespaces': {
+      type: 'string',
+      env: 'JANUS_ALLOWED_NAMESPACES',
+      placeholder: 'ns1,ns2',
+      description: 'namespaces the repository may create Transactions in (as janus run); default any',
+    },
+    root: {
+      type: 'string',
+      env: 'JANUS_ROOT',
+      default: 'transactions',
+      placeholder: 'folder',
+      description: 'folder of the transaction directories, relative to the repository root (as janus run)',
+    },
+    'as-service-account': {
+      type: 'boolean',
+      env: 'JANUS_PLAN_AS_SERVICE_ACCOUNT',
+      default: true,
+      description: "dry-run as each transaction's ServiceAccount (impersonation); on by default",
+    },
+    'no-as-service-account': { type: 'boolean', description: 'dry-run as yourself instead' },
+    ...outputFlag(['json', 'yaml', 'diff'] as const, '; diff prints only the unified diffs'),
+  },
+  async run(values, args) {
+    const [target = '.', ...extra] = args;
+    if (extra.length > 0) throw new UsageError(`expected at most one directory, got ${args.length}`);
+    const format = parseOutput(values.output, ['json', 'yaml', 'diff'] as const);
+    const { stdout, stderr } = processStreams();
+    const parsed = await parseDirectories(target, {
+      defaultNamespace: values['default-namespace'],
+      transactionsRoot: values.root,
+      ...(values['allowed-namespaces'] !== undefined && {
+        allowedNamespaces: values['allowed-namespaces']
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      }),
+    });
+    if (parsed.length === 0) stderr.write(`${target}: no transaction directory found\n`);
+    const asServiceAccount = values['as-service-account'] && !values['no-as-service-account'];
+    // Invalid directories are reported without a cluster; only valid ones need one.
+    const cluster = parsed.some((d) => d.ok)
+      ? await connect({ ...values, namespace: undefined }, 'plan')
+      : undefined;
+    const plans: TransactionPlan[] = [];
+    try {
+      const self = cluster && !asServiceAccount ? await whoAmI(cluster.client) : undefined;
+      for (const dir of parsed) {
+        const plan =
+          dir.ok && cluster
+            ? await planTransaction(dir.transaction, dir.path, {
+                objects: cluster.objects,
+                asServiceAccount,
+                self,
+              })
+            : invalidDirectory(dir.path, dir.namespace, dir.name, dir.ok ? [] : dir.diagnostics);
+        plans.push(plan);
+        if (!format) stderr.write(renderPlan(plan));
+      }
+    } finally {
+      await cluster?.close();
+    }
+    if (format === 'diff') stdout.write(renderDiffs(plans));
+    else if (format) stdout.write(formatDocument(plans, format));
+    return planExitCode(plans);
+  },
+});

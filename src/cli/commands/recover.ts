@@ -1,0 +1,252 @@
+/** `janus recover <name>`: inspect, and on request restore, what a failed rollback left standing. */
+import { ANNOTATION_RETRY_ROLLBACK, type Transaction } from '../../api/v1alpha1/index.ts';
+import { PatchType } from '../../kube/client.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import { EventRecorder } from '../../kube/events.ts';
+import { RollbackStore } from '../../rollback-store/store.ts';
+import { serviceAccountUser } from '../../saga/targets.ts';
+import { CLUSTER_FLAGS, type Cluster, connect, whoAmI } from '../cluster.ts';
+import { defineCommand, UsageError } from '../command.ts';
+import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams, type Streams } from '../output.ts';
+import { type InspectedItem, inspectItem, otherLockHolder, restoreItem } from '../recover-items.ts';
+import { describeOperation, markRestoredPatch, parseSelection, standingItems } from '../recover-plan.ts';
+import { rollbackOutcome } from '../rollback-request.ts';
+import { getTransaction, transactionsPath } from '../transactions.ts';
+import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
+
+export default defineCommand({
+  name: 'recover',
+  summary: 'inspect, and restore on request, the changes a failed rollback left standing',
+  usage: 'janus recover <name> [--apply <change>|all] [flags]',
+  description: `
+For a Failed transaction whose rollback could not undo everything. When someone else changed a
+target after the transaction committed, the rollback leaves that target alone (a conflict)
+rather than overwrite their work. This command shows, for each change left standing, the
+difference between the current object and its prior state from the rollback store (before the
+transaction), with Secret values masked. Without --apply it changes nothing.
+
+--apply <change>[,<change>...] or --apply all deliberately restores the prior state over the
+current object for those conflicts: the whole object is replaced by its prior state (re-created
+if it was deleted, deleted if the transaction had created it), so the other writer's change is
+discarded as the diff shows. The write runs as the transaction's ServiceAccount, through
+impersonation (you need the "impersonate" verb on it), and only if the object is still exactly
+what was shown. Then those changes are marked rolled back in the Transaction's status (you need
+"patch" on transactions/status) and tx.janus.io/retry-rollback is set, so the controller
+finishes the rollback: RolledBack once nothing is left standing. A change whose undo was refused
+for another reason (RBAC, admission) is not a conflict: fix the cause and run janus rollback.
+
+Exit status: 0 shown, or every chosen change restored; 1 a chosen change could not be restored,
+or with --wait the transaction did not end RolledBack; 2 usage error, the Transaction does not
+exist, or it is not Failed.
+
+Examples:
+  janus recover deploy-v2 -n shop
+  janus recover deploy-v2 -n shop --apply 1 --wait
+  janus recover deploy-v2 -n shop -o yaml     # the same report, machine-readable`,
+  flags: {
+    ...CLUSTER_FLAGS,
+    apply: {
+      type: 'string',
+      env: 'JANUS_RECOVER_APPLY',
+      placeholder: 'change|all',
+      description: 'restore these conflicts (change numbers as shown, comma-separated, or "all")',
+    },
+    ...WAIT_FLAGS,
+    ...OUTPUT_FLAG,
+  },
+  async run(values, args) {
+    const [name, ...extra] = args;
+    if (!name || extra.length > 0)
+      throw new UsageError('expected exactly one Transaction name: janus recover <name>');
+    const format = parseOutput(values.output, ['json', 'yaml'] as const);
+    const timeoutMs = parseTimeout(values.timeout);
+    const streams = processStreams();
+    const cluster = await connect(values, 'recover');
+    try {
+      const txn = await getTransaction(cluster.client, cluster.namespace, name);
+      requireFailed(txn);
+      const standing = standingItems(txn);
+      const selection = values.apply === undefined ? [] : parseSelection(values.apply, standing);
+      if (standing.length === 0) {
+        streams.stderr.write(`${cluster.namespace}/${name}: no committed change is left standing.\n`);
+        return 0;
+      }
+      const asServiceAccount = cluster.objects.as(serviceAccountUser(txn));
+      const store = await openStore(cluster, txn);
+      const inspected: InspectedItem[] = [];
+      for (const item of standing) inspected.push(await inspectItem(item, txn, asServiceAccount, store));
+      report(streams, txn, inspected, format, values.apply === undefined);
+      if (selection.length === 0) return 0;
+
+      const restored = await restoreSelected(cluster, txn, inspected, selection, streams);
+      if (restored.length === 0) return 1;
+      const user = await whoAmI(cluster.client);
+      await markRestored(cluster, txn, restored, user);
+      const failed = selection.length - restored.length;
+      if (!values.wait) {
+        streams.stderr.write(
+          `The controller now finishes the rollback. Follow it: janus status ${name} -n ${cluster.namespace} --watch\n`,
+        );
+        return failed > 0 ? 1 : 0;
+      }
+      const outcome = await waitForOutcome({
+        client: cluster.client,
+        namespace: cluster.namespace,
+        name,
+        timeoutMs,
+        progress: streams.stderr,
+        outcome: (t) => rollbackOutcome(t, ANNOTATION_RETRY_ROLLBACK),
+      });
+      streams.stderr.write(`${outcome.message}\n`);
+      return outcome.ok && failed === 0 ? 0 : 1;
+    } finally {
+      await cluster.close();
+    }
+  },
+});
+
+function requireFailed(txn: Transaction): void {
+  const phase = txn.status?.phase ?? 'Pending';
+  if (phase === 'Failed') return;
+  const id = `${txn.metadata.namespace}/${txn.metadata.name}`;
+  const advice: Record<string, string> = {
+    Committed: 'to undo it, use janus rollback',
+    RolledBack: 'every committed change was already undone',
+    RollingBack: 'its rollback is running; wait for it to end',
+  };
+  throw new UsageError(
+    `${id} is ${phase}: janus recover is for Failed transactions; ${advice[phase] ?? 'it is still being applied'}`,
+  );
+}
+
+async function openStore(cluster: Cluster, txn: Transaction) {
+  try {
+    return await new RollbackStore(cluster.client).open(txn);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    throw new UsageError(
+      `the rollback store ${txn.metadata.namespace}/${txn.status?.rollbackRef ?? `${txn.metadata.name}-rollback`} is missing: the prior states are lost`,
+      1,
+    );
+  }
+}
+
+function report(
+  streams: Streams,
+  txn: Transaction,
+  items: readonly InspectedItem[],
+  format: 'json' | 'yaml' | undefined,
+  showHint: boolean,
+): void {
+  if (format) {
+    const document = {
+      transaction: { namespace: txn.metadata.namespace, name: txn.metadata.name },
+      phase: txn.status?.phase,
+      standing: items.map((i) => ({
+        change: i.index,
+        type: i.type,
+        target: i.description,
+        conflict: i.conflict,
+        error: i.error,
+        restore: i.operation.op,
+        diff: i.diff,
+      })),
+    };
+    streams.stdout.write(formatDocument(document, format));
+    return;
+  }
+  const out = streams.stderr;
+  out.write(
+    `${txn.metadata.namespace}/${txn.metadata.name}: ${items.length} committed change(s) left standing by the rollback\n`,
+  );
+  for (const item of items) {
+    out.write(
+      `\n[${item.index}] ${item.type} ${item.description}: ${item.conflict ? 'CONFLICT' : 'undo refused'}\n`,
+    );
+    if (item.error) out.write(`    ${item.error}\n`);
+    if (!item.conflict) {
+      out.write('    Not restorable here: fix the cause of the refusal, then run janus rollback to retry.\n');
+      continue;
+    }
+    out.write(`    Restoring would ${describeOperation(item.operation)}.\n`);
+    out.write(item.diff ? `${item.diff}` : '    (no difference: it already matches its prior state)\n');
+  }
+  const conflicts = items.filter((i) => i.conflict).map((i) => i.index);
+  if (showHint && conflicts.length > 0) {
+    out.write(
+      `\nTo restore: janus recover ${txn.metadata.name} -n ${txn.metadata.namespace} --apply ${conflicts.join(',')}` +
+        `   (as ${serviceAccountUser(txn)})\n`,
+    );
+  }
+}
+
+async function restoreSelected(
+  cluster: Cluster,
+  txn: Transaction,
+  items: readonly InspectedItem[],
+  selection: readonly number[],
+  streams: Streams,
+): Promise<number[]> {
+  const asServiceAccount = cluster.objects.as(serviceAccountUser(txn));
+  const restored: number[] = [];
+  streams.stderr.write('\n');
+  for (const index of selection) {
+    const item = items.find((i) => i.index === index);
+    if (!item) continue;
+    const holder = await otherLockHolder(cluster.client, item, txn);
+    if (holder) {
+      streams.stderr.write(`[${index}] not restored: another transaction holds its lock: ${holder}\n`);
+      continue;
+    }
+    const result = await restoreItem(asServiceAccount, item);
+    if (result.ok) {
+      restored.push(index);
+      streams.stderr.write(`[${index}] restored: ${item.description}\n`);
+    } else {
+      streams.stderr.write(`[${index}] not restored: ${result.message}\n`);
+    }
+  }
+  return restored;
+}
+
+/** Records the restores in the status and an Event, then asks the controller to finish. */
+async function markRestored(
+  cluster: Cluster,
+  txn: Transaction,
+  indices: number[],
+  user: string | undefined,
+): Promise<void> {
+  const by = `janus recover${user ? ` by ${user}` : ''}`;
+  const errors = txn.status?.items ?? [];
+  try {
+    await cluster.client.request({
+      method: 'PATCH',
+      path: transactionsPath(txn.metadata.namespace, txn.metadata.name, 'status'),
+      contentType: PatchType.json,
+      body: markRestoredPatch(
+        indices,
+        (i) => `restored to its prior state by hand (${by}); was: ${errors[i]?.error ?? 'a conflict'}`,
+      ),
+    });
+  } catch (e) {
+    // The targets are restored; only the record is missing. A new run shows them matching and can mark them.
+    throw new UsageError(
+      `changes ${indices.join(', ')} were restored, but marking them in the status failed (${(e as Error).message}). ` +
+        `Run janus recover ${txn.metadata.name} -n ${txn.metadata.namespace} --apply ${indices.join(',')} again to record it`,
+      1,
+    );
+  }
+  const events = new EventRecorder(cluster.client, { component: 'janus-cli', instance: user ?? 'unknown' });
+  await events.record(
+    txn,
+    'Normal',
+    'RecoveredByHand',
+    `changes ${indices.join(', ')} restored to their prior state (${by})`,
+  );
+  await cluster.client.request({
+    method: 'PATCH',
+    path: transactionsPath(txn.metadata.namespace, txn.metadata.name),
+    contentType: PatchType.merge,
+    body: { metadata: { annotations: { [ANNOTATION_RETRY_ROLLBACK]: by } } },
+  });
+}

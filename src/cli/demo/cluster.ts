@@ -1,0 +1,145 @@
+/**
+ * The demo's cluster: a local control plane built from source (the one the integration tests
+ * use), or an existing cluster given with --kubeconfig. Either way Janus's CRD and controller
+ * RBAC are installed, and the main job runs with the controller's own least-privileged identity.
+ *
+ * The control-plane launcher lives in test/support and is loaded only when the demo runs, so the
+ * container image (which ships src/ only) has no dependency on it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { stringify } from 'yaml';
+import type * as ControlPlaneModule from '../../../test/support/control-plane.ts';
+import type * as ManifestsModule from '../../../test/support/manifests.ts';
+import type * as TestEnvModule from '../../../test/support/test-env.ts';
+import { KubeClient } from '../../kube/client.ts';
+import { loadKubeConfig } from '../../kube/connection.ts';
+import { CORE_MAPPINGS, Discovery, Objects } from '../../kube/resources.ts';
+import type { Cleanup } from './cleanup.ts';
+import type { Narrator } from './progress.ts';
+
+export const REPO_ROOT = join(import.meta.dirname, '../../..');
+const SUPPORT = join(REPO_ROOT, 'test/support');
+export const EXAMPLES = join(REPO_ROOT, 'examples');
+
+export interface DemoCluster {
+  adminKubeconfig: string;
+  /** The Janus controller's identity: only the RBAC in manifests/rbac. */
+  controllerKubeconfig: string;
+  server: string;
+}
+
+const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(SUPPORT, file)).href) as Promise<T>;
+
+/** Why the demo cannot run from here, if it cannot: it needs a source checkout, git, and Go for a local cluster. */
+export function prerequisiteProblems(localCluster: boolean): string[] {
+  const problems: string[] = [];
+  if (!existsSync(join(SUPPORT, 'control-plane.ts')) || !existsSync(EXAMPLES)) {
+    problems.push('janus demo runs from a source checkout of Janus (it needs test/support/ and examples/)');
+  }
+  if (!onPath('git', ['--version'])) problems.push('git is not installed (or not on PATH)');
+  if (localCluster && !onPath('go', ['version'])) {
+    problems.push(
+      'Go is not installed (or not on PATH): it builds the local control plane; or pass --kubeconfig',
+    );
+  }
+  return problems;
+}
+
+function onPath(tool: string, args: string[]): boolean {
+  return spawnSync(tool, args, { stdio: 'ignore' }).status === 0;
+}
+
+export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): Promise<DemoCluster> {
+  const { buildControlPlane, startControlPlane } = await load<typeof ControlPlaneModule>('control-plane.ts');
+  narrator.step(
+    'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager) from source.',
+  );
+  narrator.detail('The first time this takes 5-10 minutes; afterwards it is cached (~/.cache/janus).');
+  const binDir = buildControlPlane();
+  narrator.step('Starting it on 127.0.0.1: a real API server with RBAC, no nodes (nothing is scheduled).');
+  const plane = await startControlPlane({ binDir });
+  cleanup.add('Stopping the control plane and deleting its data', () => plane.stop());
+  narrator.detail(`API server: ${plane.server}`);
+  return {
+    adminKubeconfig: plane.kubeconfigs.admin,
+    controllerKubeconfig: plane.kubeconfigs.controller,
+    server: plane.server,
+  };
+}
+
+/**
+ * An existing cluster (cluster-admin kubeconfig): the controller gets a token for its
+ * ServiceAccount janus-system/janus-controller from the TokenRequest API, once it exists.
+ */
+export function existingCluster(adminKubeconfig: string, workDir: string): DemoCluster {
+  const server = loadKubeConfig({ kubeconfig: adminKubeconfig }).getCurrentCluster()?.server ?? '';
+  return { adminKubeconfig, controllerKubeconfig: join(workDir, 'controller.kubeconfig'), server };
+}
+
+/** Installs the CRD, the janus-system namespace and the controller's RBAC, as manifests/ defines them. */
+export async function installJanus(cluster: DemoCluster, workDir: string): Promise<void> {
+  const { controllerManifests } = await load<typeof TestEnvModule>('test-env.ts');
+  const { applyManifests } = await load<typeof ManifestsModule>('manifests.ts');
+  const admin = await adminObjects(cluster.adminKubeconfig);
+  try {
+    await applyManifests(admin, await controllerManifests());
+    if (!existsSync(cluster.controllerKubeconfig)) {
+      await writeControllerKubeconfig(admin.client, cluster, workDir);
+    }
+  } finally {
+    await admin.client.connection.close();
+  }
+}
+
+/** Applies examples/setup/*.yaml: the shop namespace, its workloads, the deployer ServiceAccount. */
+export async function installExampleShop(cluster: DemoCluster): Promise<void> {
+  const { applyManifests, readManifests } = await load<typeof ManifestsModule>('manifests.ts');
+  const setup = join(EXAMPLES, 'setup');
+  const files = (await readdir(setup)).filter((f) => f.endsWith('.yaml')).sort();
+  const admin = await adminObjects(cluster.adminKubeconfig);
+  try {
+    await applyManifests(admin, await readManifests(...files.map((f) => join(setup, f))));
+  } finally {
+    await admin.client.connection.close();
+  }
+}
+
+export async function adminObjects(kubeconfig: string): Promise<Objects> {
+  const client = await KubeClient.load({ kubeconfig, userAgent: 'janus-demo' });
+  const discovery = new Discovery(client);
+  for (const mapping of CORE_MAPPINGS) discovery.seed(mapping);
+  return new Objects(client, discovery);
+}
+
+/** A kubeconfig for the controller's ServiceAccount: the admin's cluster entry, a bound token. */
+async function writeControllerKubeconfig(
+  admin: KubeClient,
+  cluster: DemoCluster,
+  workDir: string,
+): Promise<void> {
+  const { status } = await admin.request<{ status: { token: string } }>({
+    method: 'POST',
+    path: '/api/v1/namespaces/janus-system/serviceaccounts/janus-controller/token',
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const current = loadKubeConfig({ kubeconfig: cluster.adminKubeconfig }).getCurrentCluster();
+  const clusterEntry = {
+    server: cluster.server,
+    ...(current?.caData && { 'certificate-authority-data': current.caData }),
+    ...(current?.caFile && { 'certificate-authority': current.caFile }),
+    ...(current?.skipTLSVerify && { 'insecure-skip-tls-verify': true }),
+  };
+  const kubeconfig = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'demo', cluster: clusterEntry }],
+    users: [{ name: 'janus-controller', user: { token: status.token } }],
+    contexts: [{ name: 'janus-controller', context: { cluster: 'demo', user: 'janus-controller' } }],
+    'current-context': 'janus-controller',
+  };
+  await writeFile(join(workDir, 'controller.kubeconfig'), stringify(kubeconfig), { mode: 0o600 });
+}

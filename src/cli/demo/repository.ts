@@ -1,0 +1,73 @@
+/**
+ * The demo's Git repository: a local folder driven with the native `git`, as a person would —
+ * seeded from examples/, then a second commit. Janus reads and writes it in place.
+ */
+import { execFile } from 'node:child_process';
+import { cp, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Settings that make the demo independent of the user's Git configuration (identity, signing, hooks). */
+const ISOLATED = [
+  '-c',
+  'user.name=Demo Developer',
+  '-c',
+  'user.email=developer@example.com',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'init.defaultBranch=main',
+];
+
+export class DemoRepository {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  async git(...args: string[]): Promise<string> {
+    const { stdout } = await run('git', [...ISOLATED, '-C', this.path, ...args], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  }
+
+  /** A new repository on branch main whose first commit holds examples/transactions. */
+  static async create(path: string, examples: string): Promise<DemoRepository> {
+    await run('git', [...ISOLATED, 'init', '--quiet', '--initial-branch=main', path]);
+    const repo = new DemoRepository(path);
+    await cp(join(examples, 'transactions'), join(path, 'transactions'), { recursive: true });
+    await repo.git('add', '--all');
+    await repo.git('commit', '--quiet', '-m', 'Release 2 of the web front end, and expose the new checkout');
+    return repo;
+  }
+
+  /** Copies examples/follow-up over the working tree and commits it; returns the commit subject. */
+  async commitFollowUp(examples: string): Promise<string> {
+    const followUp = join(examples, 'follow-up');
+    await cp(followUp, this.path, { recursive: true });
+    const reason = (await readFile(join(followUp, 'transactions/deploy-v2/ROLLBACK'), 'utf8')).trim();
+    const subject = `Roll back deploy-v2: ${reason.split('\n')[0]}`;
+    await this.git('add', '--all');
+    await this.git('commit', '--quiet', '-m', subject);
+    return subject;
+  }
+
+  /** Subjects of the commits on `branch`, newest first; none while the branch does not exist. */
+  async subjects(branch: string): Promise<string[]> {
+    try {
+      return (await this.git('log', '--format=%s', branch, '--')).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  }
+
+  show(branch: string, file: string): Promise<string> {
+    return this.git('show', `${branch}:${file}`);
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * The demo, step by step: a cluster, Janus installed, the example shop, a Git repository seeded
+ * from examples/, the main job over it, a ROLLBACK pushed as a second commit, and the results
+ * branch as the audit trail. Every resource is registered with the Cleanup as soon as it exists.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PatchType } from '../../kube/client.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import type { Objects } from '../../kube/resources.ts';
+import { DEFAULT_RESULTS_BRANCH, resultPath } from '../../results/index.ts';
+import { UsageError } from '../command.ts';
+import { transactionsPath } from '../transactions.ts';
+import type { Cleanup } from './cleanup.ts';
+import {
+  adminObjects,
+  type DemoCluster,
+  EXAMPLES,
+  existingCluster,
+  installExampleShop,
+  installJanus,
+  REPO_ROOT,
+  startLocalCluster,
+} from './cluster.ts';
+import { type MainJob, startMainJob } from './main-job.ts';
+import { describeShop, PhaseFollower, phaseIs } from './observe.ts';
+import type { Narrator } from './progress.ts';
+import { DemoRepository } from './repository.ts';
+
+const NAMESPACE = 'shop';
+
+export interface StoryOptions {
+  /** An existing cluster's admin kubeconfig instead of a local control plane. */
+  kubeconfig: string | undefined;
+  /** Limit for each wait on the cluster or the results branch. */
+  waitMs: number;
+  signal: AbortSignal;
+  narrator: Narrator;
+  cleanup: Cleanup;
+  /** Called once everything has been shown, before cleaning up (--keep waits here). */
+  beforeCleanup: (info: { workDir: string; repo: string; adminKubeconfig: string }) => Promise<void>;
+}
+
+export const stepCount = (local: boolean) => (local ? 7 : 5);
+
+export async function tellStory(opts: StoryOptions): Promise<void> {
+  const { narrator, cleanup, signal } = opts;
+  const workDir = await mkdtemp(join(tmpdir(), 'janus-demo-'));
+  cleanup.add(`Removing ${workDir}`, () => rm(workDir, { recursive: true, force: true }));
+  const { cluster, admin } = await setUpCluster(opts, workDir);
+  signal.throwIfAborted();
+  const repo = await createRepository(narrator, workDir);
+  const job = await startJob(cluster, repo, workDir, narrator, cleanup);
+  const waiting = () => AbortSignal.any([signal, job.exitSignal, AbortSignal.timeout(opts.waitMs)]);
+  const phases = new PhaseFollower(admin, NAMESPACE, narrator);
+  await explainFailure(job, async () => {
+    await firstMerge(phases, admin, narrator, waiting);
+    await rollbackRequest(repo, phases, admin, narrator, waiting);
+    await showResults(repo, narrator, waiting());
+  });
+  await opts.beforeCleanup({ workDir, repo: repo.path, adminKubeconfig: cluster.adminKubeconfig });
+}
+
+/** The cluster (local or given), Janus's CRD and RBAC, and the example shop. */
+async function setUpCluster(
+  opts: StoryOptions,
+  workDir: string,
+): Promise<{ cluster: DemoCluster; admin: Objects }> {
+  const { narrator, cleanup } = opts;
+  const cluster = opts.kubeconfig
+    ? existingCluster(opts.kubeconfig, workDir)
+    : await startLocalCluster(narrator, cleanup);
+  const admin = await adminObjects(cluster.adminKubeconfig);
+  cleanup.add('Closing the connection to the API server', () => admin.client.connection.close());
+  narrator.step(
+    'Installing Janus (CRD, namespace janus-system, controller RBAC) and the example shop (examples/setup).',
+  );
+  if (opts.kubeconfig) await refuseExistingShop(admin);
+  await installJanus(cluster, workDir);
+  await installExampleShop(cluster);
+  if (opts.kubeconfig) cleanup.add(`Deleting namespace ${NAMESPACE}`, () => deleteShop(admin, opts.waitMs));
+  narrator.detail(
+    'Namespace shop: Deployment web (release 1), ConfigMaps app-config and storefront, Secret web-credentials,',
+  );
+  narrator.detail(
+    'and the ServiceAccount deployer, whose Role is everything a transaction there may change.',
+  );
+  return { cluster, admin };
+}
+
+async function createRepository(narrator: Narrator, workDir: string): Promise<DemoRepository> {
+  narrator.step('Creating a Git repository with two transaction directories (examples/transactions).');
+  const repo = await DemoRepository.create(join(workDir, 'repo'), EXAMPLES);
+  narrator.detail(`${repo.path}, branch main:`);
+  narrator.detail(
+    '  transactions/deploy-v2/        release 2: patch app-config, patch the web image, update its Secret',
+  );
+  narrator.detail(
+    '  transactions/expose-checkout/  two NodePort Services on the same port: the second fails at commit',
+  );
+  return repo;
+}
+
+/** Both directories are applied: one commits, one fails at commit and is rolled back. */
+async function firstMerge(
+  phases: PhaseFollower,
+  admin: Objects,
+  narrator: Narrator,
+  waiting: () => AbortSignal,
+) {
+  await phases.until(
+    (t) => phaseIs(t, 'deploy-v2', 'Committed') && phaseIs(t, 'expose-checkout', 'RolledBack'),
+    waiting(),
+  );
+  narrator.detail('');
+  narrator.detail(
+    'deploy-v2 committed all three changes. expose-checkout committed two, the third was refused,',
+  );
+  narrator.detail('and Janus undid the two in reverse order. The shop now:');
+  for (const line of await describeShop(admin)) narrator.detail(`  ${line}`);
+}
+
+/** A second commit adds a ROLLBACK file: the committed release is undone. */
+async function rollbackRequest(
+  repo: DemoRepository,
+  phases: PhaseFollower,
+  admin: Objects,
+  narrator: Narrator,
+  waiting: () => AbortSignal,
+) {
+  narrator.step(
+    'Release 2 misbehaves: a developer adds a ROLLBACK file to transactions/deploy-v2 (a second commit).',
+  );
+  narrator.detail(`git commit -m "${await repo.commitFollowUp(EXAMPLES)}"`);
+  await phases.until((t) => phaseIs(t, 'deploy-v2', 'RolledBack'), waiting());
+  narrator.detail('');
+  narrator.detail('The shop is back where it started:');
+  for (const line of await describeShop(admin)) narrator.detail(`  ${line}`);
+}
+
+async function showResults(repo: DemoRepository, narrator: Narrator, signal: AbortSignal) {
+  narrator.step(`The results branch is the audit trail: git log ${DEFAULT_RESULTS_BRANCH}`);
+  await waitForResults(repo, signal);
+  narrator.say('');
+  narrator.say((await repo.git('log', '--format=%h %s', DEFAULT_RESULTS_BRANCH, '--')).trimEnd());
+  narrator.say('\nEach commit says what happened and links the source commit, e.g. the newest one:');
+  narrator.say((await repo.git('log', '-1', '--format=%B', DEFAULT_RESULTS_BRANCH, '--')).trimEnd());
+  const file = resultPath(NAMESPACE, 'deploy-v2');
+  narrator.say(`\n$ git show ${DEFAULT_RESULTS_BRANCH}:${file}`);
+  narrator.say((await repo.show(DEFAULT_RESULTS_BRANCH, file)).trimEnd());
+}
+
+async function startJob(
+  cluster: DemoCluster,
+  repo: DemoRepository,
+  workDir: string,
+  narrator: Narrator,
+  cleanup: Cleanup,
+): Promise<MainJob> {
+  const cacheDir = join(workDir, 'cache');
+  await mkdir(cacheDir);
+  const args = [
+    ...['--repo', repo.path, '--initial', 'apply', '--poll-interval', '1s', '--cache-dir', cacheDir],
+    ...['--default-namespace', NAMESPACE, '--allowed-namespaces', NAMESPACE],
+    // Only the example namespace: on an existing cluster, other Transactions are not the demo's business.
+    ...['--namespace', NAMESPACE, '--controller-namespace', 'janus-system', '--no-leader-elect'],
+    ...['--kubeconfig', cluster.controllerKubeconfig],
+    ...['--metrics-bind-address', '127.0.0.1:0', '--log-level', 'info'],
+  ];
+  const logFile = join(workDir, 'janus-run.log');
+  narrator.step(
+    "Starting the main job, as the controller's own ServiceAccount (only the RBAC in manifests/rbac):",
+  );
+  narrator.detail(`janus run --repo ${repo.path} --initial apply --poll-interval 1s …   (log: ${logFile})`);
+  narrator.detail(
+    'It finds both directories on main and no results branch yet: --initial apply applies them.',
+  );
+  const job = startMainJob({ args, logFile, cwd: REPO_ROOT });
+  cleanup.add(`Stopping janus run (pid ${job.pid})`, () => job.stop());
+  return job;
+}
+
+/** Runs `steps`; if the main job died meanwhile, says so with the end of its log. */
+async function explainFailure(job: MainJob, steps: () => Promise<void>): Promise<void> {
+  try {
+    await steps();
+  } catch (e) {
+    if (job.running()) throw e;
+    throw new UsageError(`janus run stopped unexpectedly. The end of its log:\n${await job.tail()}`, 1);
+  }
+}
+
+async function waitForResults(repo: DemoRepository, signal: AbortSignal): Promise<void> {
+  const wanted = [`${NAMESPACE}/deploy-v2: RolledBack`, `${NAMESPACE}/expose-checkout: RolledBack`];
+  for (;;) {
+    const subjects = await repo.subjects(DEFAULT_RESULTS_BRANCH);
+    if (wanted.every((w) => subjects.some((s) => s.startsWith(w)))) return;
+    signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function refuseExistingShop(admin: Objects): Promise<void> {
+  if (await admin.find({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE })) {
+    throw new UsageError(
+      `namespace ${NAMESPACE} already exists in this cluster: the demo creates and deletes it. Delete it first, or run the demo without --kubeconfig`,
+    );
+  }
+}
+
+/** Deletes the example namespace; Transactions still in flight lose their finalizer first (their controller is gone). */
+async function deleteShop(admin: Objects, waitMs: number): Promise<void> {
+  const { items } = await admin.client.request<{
+    items: { metadata: { name: string; finalizers?: string[] } }[];
+  }>({
+    method: 'GET',
+    path: transactionsPath(NAMESPACE),
+  });
+  for (const txn of items.filter((t) => (t.metadata.finalizers ?? []).length > 0)) {
+    await admin.client.request({
+      method: 'PATCH',
+      path: transactionsPath(NAMESPACE, txn.metadata.name),
+      contentType: PatchType.merge,
+      body: { metadata: { finalizers: null } },
+    });
+  }
+  try {
+    await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE });
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  const deadline = Date.now() + waitMs;
+  while (
+    Date.now() < deadline &&
+    (await admin.find({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE }))
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}

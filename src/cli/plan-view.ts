@@ -1,0 +1,116 @@
+/** What `janus plan` reports: per change, what would happen and the diff; totals; the exit status. Pure. */
+import type { ChangeType } from '../api/v1alpha1/index.ts';
+import { type Diagnostic, formatDiagnostic } from '../gitops/index.ts';
+import type { KubeObject } from '../kube/resources.ts';
+import { diffObjects } from './manifest-diff.ts';
+
+export type PlanAction = 'create' | 'update' | 'delete' | 'unchanged' | 'error';
+
+export interface PlannedChange {
+  index: number;
+  type: ChangeType;
+  /** "v1 ConfigMap shop/app-config". */
+  target: string;
+  action: PlanAction;
+  /** Unified diff from the current object to the planned one; '' when nothing changes. */
+  diff: string;
+  error?: string;
+}
+
+export interface TransactionPlan {
+  /** Repository-relative directory. */
+  path: string;
+  namespace: string;
+  name: string;
+  /** Who the dry runs ran as. */
+  identity?: string;
+  changes: PlannedChange[];
+  /** Why the directory could not be planned at all (invalid, missing ServiceAccount). */
+  problems: string[];
+}
+
+/** Compares what exists with what the dry run returned. */
+export function planChange(
+  index: number,
+  type: ChangeType,
+  target: string,
+  current: KubeObject | undefined,
+  planned: KubeObject | undefined,
+): PlannedChange {
+  const diff = diffObjects(current, planned, {
+    from: current ? `current ${target}` : `current ${target} (absent)`,
+    to: planned
+      ? `planned ${target} (change ${index}: ${type})`
+      : `planned ${target} (deleted by change ${index})`,
+  });
+  const action: PlanAction =
+    planned && !current ? 'create' : current && !planned ? 'delete' : diff ? 'update' : 'unchanged';
+  return { index, type, target, action, diff };
+}
+
+export function failedChange(index: number, type: ChangeType, target: string, error: string): PlannedChange {
+  return { index, type, target, action: 'error', diff: '', error };
+}
+
+export function invalidDirectory(
+  path: string,
+  namespace: string,
+  name: string,
+  diagnostics: readonly Diagnostic[],
+): TransactionPlan {
+  return { path, namespace, name, changes: [], problems: diagnostics.map(formatDiagnostic) };
+}
+
+/** 0 nothing would change, 1 something would, 2 something is wrong (as `terraform plan -detailed-exitcode`). */
+export function planExitCode(plans: readonly TransactionPlan[]): 0 | 1 | 2 {
+  const changes = plans.flatMap((p) => p.changes);
+  if (plans.some((p) => p.problems.length > 0) || changes.some((c) => c.action === 'error')) return 2;
+  return changes.some((c) => c.action !== 'unchanged') ? 1 : 0;
+}
+
+function counts(changes: readonly PlannedChange[]): string {
+  const n = (action: PlanAction) => changes.filter((c) => c.action === action).length;
+  const parts = [
+    `${n('create')} to create`,
+    `${n('update')} to update`,
+    `${n('delete')} to delete`,
+    `${n('unchanged')} unchanged`,
+  ];
+  if (n('error') > 0) parts.push(`${n('error')} refused`);
+  return parts.join(', ');
+}
+
+const ACTION_TEXT: Record<PlanAction, string> = {
+  create: 'would be created',
+  update: 'would change',
+  delete: 'would be deleted',
+  unchanged: 'no change',
+  error: 'REFUSED',
+};
+
+export function renderPlan(plan: TransactionPlan): string {
+  const id = `${plan.namespace}/${plan.name}`;
+  const lines: string[] = [
+    `Transaction ${id} (${plan.path})${plan.identity ? `, dry run as ${plan.identity}` : ''}`,
+  ];
+  if (plan.problems.length > 0) {
+    lines.push('  Cannot be planned:', ...plan.problems.map((p) => `  ${p}`), '');
+    return `${lines.join('\n')}\n`;
+  }
+  for (const c of plan.changes) {
+    lines.push('', `[${c.index}] ${c.type} ${c.target}: ${ACTION_TEXT[c.action]}`);
+    if (c.error) lines.push(`    ${c.error}`);
+    if (c.diff) lines.push(c.diff.replace(/\n$/, ''));
+  }
+  lines.push('', `${id}: ${counts(plan.changes)}`, '');
+  return `${lines.join('\n')}\n`;
+}
+
+/** All the diffs, nothing else: `janus plan -o diff` for posting in a pull request. */
+export function renderDiffs(plans: readonly TransactionPlan[]): string {
+  return plans.flatMap((p) => p.changes.map((c) => c.diff).filter(Boolean)).join('');
+}
+
+export const PLAN_NOTE =
+  'Each change is dry-run on its own against the current state, as the prepare step does; ' +
+  'a change that depends on an earlier change of the same transaction is planned without it.';

@@ -1,0 +1,103 @@
+/**
+ * The API side of `janus recover`: reads each standing change's prior state (rollback store) and
+ * current object, and restores one, as the transaction's ServiceAccount.
+ */
+import type { Transaction } from '../api/v1alpha1/index.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isConflict, isNotFound, KubeApiError } from '../kube/errors.ts';
+import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
+import { expiresAt, holderTransaction, isFree, type LeaseSpec } from '../locks/lease-name.ts';
+import type { StoreReader } from '../rollback-store/store.ts';
+import { describeTarget, resolveTarget } from '../saga/targets.ts';
+import { diffObjects } from './manifest-diff.ts';
+import { type RestoreOperation, restoreOperation, type StandingItem } from './recover-plan.ts';
+
+export interface InspectedItem extends StandingItem {
+  ref: ObjectRef;
+  prior: KubeObject | undefined;
+  current: KubeObject | undefined;
+  /** From the current object to its prior state; '' when they already match. */
+  diff: string;
+  operation: RestoreOperation;
+}
+
+export async function inspectItem(
+  item: StandingItem,
+  txn: Transaction,
+  asServiceAccount: Objects,
+  store: StoreReader,
+): Promise<InspectedItem> {
+  const mapping = await asServiceAccount.discovery.mapping(item.target.apiVersion, item.target.kind);
+  const resolved = resolveTarget(item.target, txn.metadata.namespace ?? 'default', mapping.namespaced);
+  const ref: ObjectRef = { ...item.target, namespace: resolved.namespace };
+  const [{ prior }, current] = await Promise.all([store.snapshot(item.index), asServiceAccount.find(ref)]);
+  const what = describeTarget(resolved);
+  const diff = diffObjects(current, prior, {
+    from: current
+      ? `current ${what} (resourceVersion ${current.metadata.resourceVersion})`
+      : `current ${what} (absent)`,
+    to: prior
+      ? `prior ${what} (rollback store ${txn.status?.rollbackRef ?? ''}, before change ${item.index})`
+      : `prior ${what} (absent: it did not exist before change ${item.index})`,
+  });
+  return { ...item, ref, prior, current, diff, operation: restoreOperation(prior, current) };
+}
+
+/**
+ * The transaction holding the target's lock Lease right now, if it is another one: restoring
+ * under a transaction in flight would pull the ground from under it.
+ */
+export async function otherLockHolder(
+  client: KubeClient,
+  item: StandingItem,
+  txn: Transaction,
+): Promise<string | undefined> {
+  if (!item.lease) return undefined;
+  const [namespace, name] = item.lease.split('/');
+  try {
+    const lease = await client.request<{ spec?: LeaseSpec }>({
+      method: 'GET',
+      path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${name}`,
+    });
+    if (isFree(lease.spec, Date.now()) || !lease.spec?.holderIdentity) return undefined;
+    const holder = holderTransaction(lease.spec.holderIdentity);
+    if (holder === `${txn.metadata.namespace}/${txn.metadata.name}`) return undefined;
+    const until = expiresAt(lease.spec);
+    return `${holder}${until ? ` (lock held until ${new Date(until).toISOString()} unless renewed)` : ''}`;
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+export type RestoreResult = { ok: true } | { ok: false; message: string };
+
+/** Puts the prior state back, conditionally on the current object that was shown. */
+export async function restoreItem(asServiceAccount: Objects, item: InspectedItem): Promise<RestoreResult> {
+  const op = item.operation;
+  try {
+    switch (op.op) {
+      case 'replace':
+        await asServiceAccount.replace(op.object);
+        break;
+      case 'create':
+        await asServiceAccount.create(op.object);
+        break;
+      case 'delete':
+        await asServiceAccount.delete(item.ref, { preconditions: { resourceVersion: op.resourceVersion } });
+        break;
+      case 'none':
+        break;
+    }
+    return { ok: true };
+  } catch (e) {
+    if (isConflict(e) || (op.op === 'create' && e instanceof KubeApiError && e.reason === 'AlreadyExists')) {
+      return {
+        ok: false,
+        message: 'it changed again since it was read: run janus recover again to see the new difference',
+      };
+    }
+    if (op.op === 'delete' && isNotFound(e)) return { ok: true };
+    return { ok: false, message: e instanceof KubeApiError ? `${e.reason}: ${e.serverMessage}` : String(e) };
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The pure rules of `janus recover`: which changes a failed rollback left standing, which of
+ * them a human may restore, how a restore is made, and how the status records it.
+ */
+import type { ChangeTarget, ChangeType, Transaction } from '../api/v1alpha1/index.ts';
+import type { KubeObject } from '../kube/resources.ts';
+import { cleanForRestore } from '../saga/restore.ts';
+import { UsageError } from './command.ts';
+
+export interface StandingItem {
+  index: number;
+  type: ChangeType;
+  target: ChangeTarget;
+  /** As the status names it: "<apiVersion> <kind> <namespace>/<name>". */
+  description: string;
+  /** Someone else changed the target after commit; only these are restored by hand. */
+  conflict: boolean;
+  error: string;
+  /** The lock Lease, "<namespace>/<name>", if the status recorded one. */
+  lease: string | undefined;
+}
+
+/** Committed changes the rollback did not undo, in change order. */
+export function standingItems(txn: Transaction): StandingItem[] {
+  const items = txn.status?.items ?? [];
+  return txn.spec.changes.flatMap((change, index): StandingItem[] => {
+    const item = items[index];
+    if (!item?.committed || item.rolledBack) return [];
+    const t = change.target;
+    return [
+      {
+        index,
+        type: change.type,
+        target: t,
+        description:
+          item.target ?? `${t.apiVersion} ${t.kind} ${t.namespace ?? txn.metadata.namespace}/${t.name}`,
+        conflict: item.conflict === true,
+        error: item.error ?? '',
+        lease: item.lease || undefined,
+      },
+    ];
+  });
+}
+
+/**
+ * `--apply all` or `--apply 0,2`: the change indices to restore. Only conflicts may be named: a
+ * change whose undo was refused (RBAC, admission) is retried by the controller, not overwritten.
+ */
+export function parseSelection(value: string, standing: readonly StandingItem[]): number[] {
+  const conflicts = standing.filter((s) => s.conflict).map((s) => s.index);
+  if (value.trim() === 'all') {
+    if (conflicts.length === 0) throw new UsageError('--apply all: no change is in conflict');
+    return conflicts;
+  }
+  const chosen = value.split(',').map((part) => {
+    const text = part.trim();
+    const index = Number(text);
+    if (text === '' || !Number.isInteger(index) || index < 0) {
+      throw new UsageError(`--apply: expected "all" or change numbers such as 0,2; got "${value}"`);
+    }
+    const item = standing.find((s) => s.index === index);
+    if (!item) {
+      throw new UsageError(
+        `--apply: change ${index} is not left standing by the rollback (standing: ${standing.map((s) => s.index).join(', ') || 'none'})`,
+      );
+    }
+    if (!item.conflict) {
+      throw new UsageError(
+        `--apply: change ${index} is not a conflict: its undo was refused (${item.error || 'no detail'}). ` +
+          'Fix the cause, then retry the rollback with janus rollback',
+      );
+    }
+    return index;
+  });
+  return [...new Set(chosen)].sort((a, b) => a - b);
+}
+
+export type RestoreOperation =
+  | { op: 'replace'; object: KubeObject }
+  | { op: 'create'; object: KubeObject }
+  | { op: 'delete'; resourceVersion: string | undefined }
+  | { op: 'none' };
+
+/**
+ * How to put the prior state back over the current object. Every write is conditional on the
+ * current object the human was shown, so a further change in between is refused, not overwritten.
+ */
+export function restoreOperation(
+  prior: KubeObject | undefined,
+  current: KubeObject | undefined,
+): RestoreOperation {
+  if (!prior)
+    return current ? { op: 'delete', resourceVersion: current.metadata.resourceVersion } : { op: 'none' };
+  const restored = cleanForRestore(prior);
+  if (!current) return { op: 'create', object: restored };
+  const resourceVersion = current.metadata.resourceVersion;
+  return {
+    op: 'replace',
+    object: { ...restored, metadata: { ...restored.metadata, ...(resourceVersion && { resourceVersion }) } },
+  };
+}
+
+export function describeOperation(op: RestoreOperation): string {
+  switch (op.op) {
+    case 'replace':
+      return 'replace the current object with its prior state';
+    case 'create':
+      return 're-create it as it was (it was deleted after the commit)';
+    case 'delete':
+      return 'delete it (it did not exist before the transaction)';
+    case 'none':
+      return 'nothing: it does not exist, as before the transaction';
+  }
+}
+
+/**
+ * A JSON patch on the status marking the restored changes rolled back. Its tests make it apply
+ * only to the state the human saw: still Failed, those changes still committed and not undone.
+ */
+export function markRestoredPatch(indices: readonly number[], note: (index: number) => string): unknown[] {
+  return [
+    { op: 'test', path: '/status/phase', value: 'Failed' },
+    ...indices.flatMap((i) => [
+      { op: 'test', path: `/status/items/${i}/committed`, value: true },
+      { op: 'add', path: `/status/items/${i}/rolledBack`, value: true },
+      { op: 'add', path: `/status/items/${i}/conflict`, value: false },
+      { op: 'add', path: `/status/items/${i}/error`, value: note(i) },
+    ]),
+  ];
+}

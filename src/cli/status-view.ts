@@ -1,0 +1,180 @@
+/** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
+import type { Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import { changeOutcome } from '../results/index.ts';
+import { ageOf, renderTable, truncate } from './table.ts';
+
+/** A core/v1 Event, as much of it as `janus status <name>` shows. */
+export interface TransactionEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+  metadata?: { creationTimestamp?: string };
+}
+
+export const TABLE_HEADER = ['NAMESPACE', 'NAME', 'PHASE', 'CHANGES', 'AGE', 'REASON'] as const;
+
+const phaseOf = (txn: Transaction) => txn.status?.phase ?? 'Pending';
+const condition = (txn: Transaction, type: string): Condition | undefined =>
+  txn.status?.conditions?.find((c) => c.type === type);
+
+/** "2/3": committed changes over all changes. */
+export function progress(txn: Transaction): string {
+  if (txn.status?.progress) return txn.status.progress;
+  const committed = (txn.status?.items ?? []).filter((i) => i.committed).length;
+  return `${committed}/${txn.spec.changes.length}`;
+}
+
+export function transactionRow(txn: Transaction, nowMs: number): string[] {
+  return [
+    txn.metadata.namespace ?? '',
+    txn.metadata.name,
+    phaseOf(txn),
+    progress(txn),
+    ageOf(txn.metadata.creationTimestamp, nowMs),
+    condition(txn, 'Ready')?.reason ?? '',
+  ];
+}
+
+export function renderTransactionTable(txns: readonly Transaction[], nowMs: number, scope: string): string {
+  if (txns.length === 0) return `No Transactions found ${scope}.\n`;
+  return renderTable(
+    TABLE_HEADER,
+    txns.map((t) => transactionRow(t, nowMs)),
+  );
+}
+
+/** The target of change `index` as the status names it, or as the spec does before there is a status. */
+function targetOf(txn: Transaction, index: number, item: ItemStatus | undefined): string {
+  if (item?.target) return item.target;
+  const target = txn.spec.changes[index]?.target;
+  if (!target) return '';
+  const namespace = target.namespace ?? txn.metadata.namespace;
+  return `${target.apiVersion} ${target.kind} ${namespace ? `${namespace}/` : ''}${target.name}`;
+}
+
+function changeRows(txn: Transaction): string[][] {
+  return txn.spec.changes.map((change, index) => {
+    const item = txn.status?.items?.[index];
+    return [
+      String(index),
+      change.type,
+      targetOf(txn, index, item),
+      changeOutcome(item),
+      truncate(item?.error ?? '', 100),
+    ];
+  });
+}
+
+function field(label: string, value: string | undefined): string[] {
+  return value ? [`${`${label}:`.padEnd(16)}${value}`] : [];
+}
+
+const when = (timestamp: string | undefined, nowMs: number) =>
+  timestamp ? `${timestamp} (${ageOf(timestamp, nowMs)} ago)` : undefined;
+
+/** What the reader can do next, given the phase. */
+export function nextStepHint(txn: Transaction): string | undefined {
+  const ref = `${txn.metadata.name} -n ${txn.metadata.namespace}`;
+  const items = txn.status?.items ?? [];
+  switch (phaseOf(txn)) {
+    case 'Committed':
+      return `To undo it: janus rollback ${ref} --reason "<why>"`;
+    case 'Failed':
+      if (items.some((i) => i.conflict)) {
+        return `Some targets were changed by someone else after commit. Inspect and restore them: janus recover ${ref}`;
+      }
+      if (items.some((i) => i.committed && !i.rolledBack)) {
+        return `The rollback did not finish. Retry it: janus rollback ${ref}`;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function renderTransactionDetail(
+  txn: Transaction,
+  events: readonly TransactionEvent[],
+  nowMs: number,
+): string {
+  const status = txn.status ?? {};
+  const ready = condition(txn, 'Ready');
+  const source = status.source;
+  const lines = [
+    ...field('Name', txn.metadata.name),
+    ...field('Namespace', txn.metadata.namespace),
+    ...field('Phase', phaseOf(txn)),
+    ...field(
+      'Ready',
+      ready && `${ready.status} (${ready.reason})${ready.message ? `: ${ready.message}` : ''}`,
+    ),
+    ...field('Progress', `${progress(txn)} changes committed`),
+    ...field('ServiceAccount', txn.spec.serviceAccountName),
+    ...field(
+      'Source',
+      source &&
+        [source.repository, source.path, source.revision && `at ${source.revision}`]
+          .filter(Boolean)
+          .join(' '),
+    ),
+    ...field('Created', when(txn.metadata.creationTimestamp, nowMs)),
+    ...field('Started', when(status.startedAt, nowMs)),
+    ...field('Deadline', status.completedAt ? undefined : when(status.deadline, nowMs)),
+    ...field('Completed', when(status.completedAt, nowMs)),
+    ...field('Rollback store', status.rollbackRef),
+    '',
+    'Changes:',
+    indent(renderTable(['#', 'TYPE', 'TARGET', 'OUTCOME', 'ERROR'], changeRows(txn))),
+  ];
+  const conditions = status.conditions ?? [];
+  if (conditions.length > 0) {
+    lines.push(
+      'Conditions:',
+      indent(
+        renderTable(
+          ['TYPE', 'STATUS', 'REASON', 'MESSAGE'],
+          conditions.map((c) => [c.type, c.status, c.reason, truncate(c.message ?? '', 100)]),
+        ),
+      ),
+    );
+  }
+  if (events.length > 0) {
+    lines.push(
+      'Events:',
+      indent(
+        renderTable(
+          ['AGE', 'TYPE', 'REASON', 'MESSAGE'],
+          events.map((e) => [
+            ageOf(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp, nowMs),
+            e.type ?? '',
+            e.reason ?? '',
+            truncate(`${e.message ?? ''}${(e.count ?? 1) > 1 ? ` (x${e.count})` : ''}`, 120),
+          ]),
+        ),
+      ),
+    );
+  }
+  const hint = nextStepHint(txn);
+  if (hint) lines.push(hint, '');
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
+
+function indent(text: string): string {
+  return text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')
+    .concat('\n');
+}
+
+/** The last `max` Events, oldest first. */
+export function recentEvents(events: readonly TransactionEvent[], max: number): TransactionEvent[] {
+  const at = (e: TransactionEvent) =>
+    Date.parse(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '') || 0;
+  return [...events].sort((a, b) => at(a) - at(b)).slice(-max);
+}

@@ -1,0 +1,213 @@
+/**
+ * The container image without a Docker engine: rebuilds the runtime stage's file set from the
+ * Dockerfile (its COPY lines, and for node_modules exactly the packages `npm ci --omit=dev`
+ * installs, per package-lock.json), then checks that every module reachable from
+ * src/cli/main.ts resolves there and that the commands run from that copy.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink } from 'node:fs/promises';
+import { builtinModules, createRequire, stripTypeScriptTypes } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../support/manifests.ts';
+import { copies, execForm, inContext, lastValue, parseDockerfile, type Stage } from './dockerfile.ts';
+
+let image = '';
+let app = '';
+let runtime: Stage;
+let build: Stage;
+
+/** Copies a tree with hard links (same file system as the repository: fast, no extra space). */
+async function linkTree(
+  from: string,
+  to: string,
+  skip: (name: string) => boolean = () => false,
+): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    if (skip(entry.name)) continue;
+    const [source, target] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) await linkTree(source, target);
+    else if (entry.isSymbolicLink()) await symlink(await readlink(source), target);
+    else await link(source, target);
+  }
+}
+
+/** The packages `npm ci --omit=dev` installs: every lockfile entry not marked dev. */
+async function productionPackages(): Promise<string[]> {
+  const lock = JSON.parse(await readFile(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+  };
+  return Object.entries(lock.packages)
+    .filter(([path, p]) => path.startsWith('node_modules/') && !p.dev && !p.devOptional)
+    .map(([path]) => path);
+}
+
+beforeAll(async () => {
+  const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  const named = dockerfile.stages.find((s) => s.name === 'build');
+  const last = dockerfile.stages.at(-1);
+  if (!named || !last) throw new Error('the Dockerfile needs a build stage and a runtime stage');
+  [build, runtime] = [named, last];
+  const dockerignore = await readFile(join(REPO_ROOT, '.dockerignore'), 'utf8');
+  image = await mkdtemp(join(tmpdir(), 'janus-image-'));
+  app = join(image, lastValue(runtime, 'WORKDIR') ?? '/');
+  for (const copy of copies(runtime)) {
+    if (copy.from === 'build') {
+      // What the build stage installed: the production packages, each without nested modules
+      // (nested production packages are lockfile entries of their own).
+      expect(copy.sources).toEqual(['/app/node_modules']);
+      for (const pkg of await productionPackages()) {
+        await linkTree(
+          join(REPO_ROOT, pkg),
+          join(resolve(app, copy.destination), relative('node_modules', pkg)),
+          (n) => n === 'node_modules',
+        );
+      }
+      continue;
+    }
+    for (const source of copy.sources) {
+      expect(inContext(dockerignore, source), `${source} is excluded by .dockerignore`).toBe(true);
+      await copyFromContext(source, copy.destination);
+    }
+  }
+});
+
+/** Docker's COPY: a file into a directory destination (ending in /) keeps its name; a directory's contents go to the destination. */
+async function copyFromContext(source: string, destination: string): Promise<void> {
+  const from = join(REPO_ROOT, source);
+  if ((await stat(from)).isDirectory()) return linkTree(from, resolve(app, destination));
+  const to = destination.endsWith('/')
+    ? join(resolve(app, destination), basename(source))
+    : resolve(app, destination);
+  await mkdir(dirname(to), { recursive: true });
+  await link(from, to);
+}
+
+afterAll(async () => {
+  if (image) await rm(image, { recursive: true, force: true });
+});
+
+/** Every import specifier of a TypeScript source, static and dynamic (string literals only). */
+function specifiersOf(source: string): string[] {
+  const code = stripTypeScriptTypes(source);
+  const found = new Set<string>();
+  for (const m of code.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm))
+    found.add(m[1] as string);
+  for (const m of code.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/gm)) found.add(m[1] as string);
+  for (const m of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) found.add(m[1] as string);
+  return [...found];
+}
+
+const packageName = (specifier: string) =>
+  specifier.startsWith('@')
+    ? specifier.split('/').slice(0, 2).join('/')
+    : (specifier.split('/')[0] as string);
+
+function janus(args: string[]) {
+  return spawnSync(process.execPath, ['src/cli/main.ts', ...args], {
+    cwd: app,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+}
+
+describe('the container image', () => {
+  it('installs production dependencies only, from the lockfile, in a build stage', () => {
+    const run = build.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
+    expect(run).toMatch(/npm ci --omit=dev/);
+    expect(existsSync(join(app, 'node_modules/yaml'))).toBe(true);
+    expect(existsSync(join(app, 'node_modules/vitest'))).toBe(false);
+    expect(existsSync(join(app, 'node_modules/typescript'))).toBe(false);
+    expect(existsSync(join(app, 'test'))).toBe(false);
+  });
+
+  it('runs as a numeric non-root user, from a pinned Node 24 base, janus run by default', () => {
+    expect(lastValue(runtime, 'USER')).toMatch(/^[1-9]\d*(:\d+)?$/);
+    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', 'src/cli/main.ts']);
+    expect(execForm(runtime, 'CMD')).toEqual(['run']);
+  });
+
+  it('pins the base image to an exact Node 24 version (or a digest)', async () => {
+    const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+    for (const stage of dockerfile.stages) {
+      const base = stage.base.replace(/^\$\{(\w+)\}$/, (_, arg: string) => dockerfile.args[arg] ?? '');
+      expect(base).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim(@sha256:[0-9a-f]{64})?$|@sha256:[0-9a-f]{64}$/);
+    }
+  });
+
+  it('resolves every module reachable from src/cli/main.ts with production dependencies only', async () => {
+    const dependencies = Object.keys(
+      (
+        JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
+          dependencies: Record<string, string>;
+        }
+      ).dependencies,
+    );
+    const seen = new Set<string>();
+    const queue = [join(app, 'src/cli/main.ts')];
+    const bare = new Set<string>();
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of specifiersOf(await readFile(file, 'utf8'))) {
+        if (specifier.startsWith('.')) {
+          const target = resolve(dirname(file), specifier);
+          expect(
+            existsSync(target),
+            `${relative(app, file)} imports ${specifier}, missing in the image`,
+          ).toBe(true);
+          if (target.endsWith('.ts')) queue.push(target);
+        } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) {
+          bare.add(specifier);
+          expect(
+            dependencies,
+            `${relative(app, file)} imports ${specifier}, not a production dependency`,
+          ).toContain(packageName(specifier));
+          expect(() => createRequire(file).resolve(specifier), specifier).not.toThrow();
+        }
+      }
+    }
+    expect(seen.size).toBeGreaterThan(100); // the whole program, not just main.ts
+    expect([...bare].map(packageName)).toEqual(
+      expect.arrayContaining(['yaml', 'undici', '@kubernetes/client-node']),
+    );
+  });
+
+  it('runs janus --help, every command --help, and bin/janus from the copy', () => {
+    const help = janus(['--help']);
+    expect(help.status, help.stderr).toBe(0);
+    const commands = [...help.stderr.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1] as string);
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'run',
+        'controller',
+        'validate',
+        'plan',
+        'status',
+        'rollback',
+        'recover',
+        'demo',
+      ]),
+    );
+    for (const command of commands) {
+      const result = janus([command, '--help']);
+      expect(result.status, `${command}: ${result.stderr}`).toBe(0);
+      expect(result.stderr).toContain(`Usage: janus ${command}`);
+    }
+    const bin = spawnSync(process.execPath, ['bin/janus', '--version'], { cwd: app, encoding: 'utf8' });
+    expect(bin.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('says janus demo needs a source checkout (exit 2), instead of failing on a missing file', () => {
+    const demo = janus(['demo']);
+    expect(demo.status).toBe(2);
+    expect(demo.stderr).toContain('janus demo runs from a source checkout of Janus');
+  });
+});

@@ -1,0 +1,107 @@
+/** examples/ is what `janus demo` runs and what people copy: it must stay valid. */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { memoryReader, parseTransactionDirectory, validateTree } from '../../../src/gitops/index.ts';
+
+const EXAMPLES = join(import.meta.dirname, '../../../examples');
+const OPTIONS = { defaultNamespace: 'default', allowedNamespaces: ['shop'] };
+
+async function filesOf(dir: string, prefix: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of await readdir(dir)) out[`${prefix}/${name}`] = await readFile(join(dir, name), 'utf8');
+  return out;
+}
+
+describe('examples/', () => {
+  it('is a valid repository: every transaction directory passes janus validate', async () => {
+    const result = await validateTree(EXAMPLES, OPTIONS);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.directories).toEqual([
+      { path: 'transactions/deploy-v2', ok: true, diagnostics: [] },
+      { path: 'transactions/expose-checkout', ok: true, diagnostics: [] },
+    ]);
+  });
+
+  it('has deploy-v2 as in the spec: a ConfigMap patch, a Deployment patch and a Secret update, in shop', async () => {
+    const files = await filesOf(join(EXAMPLES, 'transactions/deploy-v2'), 'transactions/deploy-v2');
+    const parsed = await parseTransactionDirectory(memoryReader(files), 'transactions/deploy-v2', OPTIONS);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.diagnostics));
+    expect(parsed.transaction.metadata.namespace).toBe('shop');
+    expect(parsed.transaction.spec.serviceAccountName).toBe('deployer');
+    expect(parsed.transaction.spec.changes.map((c) => [c.type, c.target.kind, c.target.name])).toEqual([
+      ['Patch', 'ConfigMap', 'app-config'],
+      ['Patch', 'Deployment', 'web'],
+      ['Update', 'Secret', 'web-credentials'],
+    ]);
+  });
+
+  it('has expose-checkout ask twice for one node port, so that it fails only at commit', async () => {
+    const files = await filesOf(
+      join(EXAMPLES, 'transactions/expose-checkout'),
+      'transactions/expose-checkout',
+    );
+    const parsed = await parseTransactionDirectory(
+      memoryReader(files),
+      'transactions/expose-checkout',
+      OPTIONS,
+    );
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.diagnostics));
+    const services = parsed.transaction.spec.changes.filter((c) => c.target.kind === 'Service');
+    const ports = services.map(
+      (c) => (c.content as { spec: { ports: { nodePort: number }[] } }).spec.ports[0]?.nodePort,
+    );
+    expect(services.map((c) => c.type)).toEqual(['Create', 'Create']);
+    expect(new Set(ports).size).toBe(1);
+  });
+
+  it('has a follow-up commit that asks, with a reason, to roll deploy-v2 back', async () => {
+    const files = {
+      ...(await filesOf(join(EXAMPLES, 'transactions/deploy-v2'), 'transactions/deploy-v2')),
+      ...(await filesOf(join(EXAMPLES, 'follow-up/transactions/deploy-v2'), 'transactions/deploy-v2')),
+    };
+    const parsed = await parseTransactionDirectory(memoryReader(files), 'transactions/deploy-v2', OPTIONS);
+    expect(parsed.ok).toBe(true);
+    expect(parsed.rollback?.reason).toMatch(/^Release 2 doubles checkout latency/);
+  });
+
+  it('sets up everything the transactions target, and the ServiceAccount may do what they need', async () => {
+    const objects = [];
+    for (const file of (await readdir(join(EXAMPLES, 'setup'))).sort()) {
+      for (const doc of parseAllDocuments(await readFile(join(EXAMPLES, 'setup', file), 'utf8')))
+        objects.push(doc.toJS());
+    }
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    for (const needed of [
+      'Namespace/shop',
+      'ServiceAccount/deployer',
+      'ConfigMap/app-config',
+      'ConfigMap/storefront',
+      'Secret/web-credentials',
+      'Deployment/web',
+    ]) {
+      expect(names).toContain(needed);
+    }
+    const role = objects.find((o) => o.kind === 'Role');
+    const allowed = (group: string, resource: string) =>
+      role.rules.find(
+        (r: { apiGroups: string[]; resources: string[] }) =>
+          r.apiGroups.includes(group) && r.resources.includes(resource),
+      )?.verbs;
+    for (const [group, resource] of [
+      ['', 'configmaps'],
+      ['', 'secrets'],
+      ['', 'services'],
+      ['apps', 'deployments'],
+    ]) {
+      expect(allowed(group as string, resource as string)).toEqual([
+        'get',
+        'create',
+        'update',
+        'patch',
+        'delete',
+      ]);
+    }
+  });
+});

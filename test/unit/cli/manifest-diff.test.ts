@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/cli/manifest-diff.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+
+const labels = { from: 'current', to: 'planned' };
+
+function configMap(data: Record<string, string>, meta: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'shop', ...meta }, data };
+}
+
+const secret = (data: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 's', namespace: 'shop' },
+  type: 'Opaque',
+  data,
+});
+
+describe('comparable', () => {
+  it('drops server-set metadata and status, and keeps what a person wrote', () => {
+    const obj = configMap(
+      { a: '1' },
+      {
+        resourceVersion: '7',
+        uid: 'u',
+        generation: 3,
+        creationTimestamp: 't',
+        managedFields: [{}],
+        labels: { x: 'y' },
+      },
+    );
+    const out = comparable({ ...obj, status: { ready: true } });
+    expect(out.metadata).toEqual({ name: 'app', namespace: 'shop', labels: { x: 'y' } });
+    expect(out).not.toHaveProperty('status');
+    expect(obj.metadata.resourceVersion).toBe('7'); // the input is not modified
+  });
+});
+
+describe('diffObjects', () => {
+  it('ignores differences only in server-set metadata', () => {
+    const before = configMap({ a: '1' }, { resourceVersion: '1', managedFields: [{ manager: 'x' }] });
+    const after = configMap({ a: '1' }, { resourceVersion: '2', managedFields: [{ manager: 'janus-x' }] });
+    expect(diffObjects(before, after, labels)).toBe('');
+  });
+
+  it('shows a changed value as a removed and an added YAML line, keys sorted', () => {
+    const diff = diffObjects(configMap({ b: '1', a: 'old' }), configMap({ a: 'new', b: '1' }), labels);
+    expect(diff).toContain('-  a: old\n+  a: new\n');
+    expect(diff.indexOf('  a: ')).toBeLessThan(diff.indexOf('  b: '));
+  });
+
+  it('shows a created object as all added lines', () => {
+    const diff = diffObjects(undefined, configMap({ a: '1' }), labels);
+    expect(diff).toMatch(/^--- current\n\+\+\+ planned\n@@ -0,0 \+1,\d+ @@\n/);
+    expect(diff.split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---'))).toEqual([]);
+  });
+});
+
+describe('maskSecrets', () => {
+  it('never shows a Secret value, but shows which keys changed, appeared or went', () => {
+    const before = secret({ same: 'c2FtZQ==', changed: 'b2xk', gone: 'Z29uZQ==' });
+    const after = secret({ same: 'c2FtZQ==', changed: 'bmV3', added: 'YWRkZWQ=' });
+    const diff = diffObjects(before, after, labels);
+    for (const value of ['c2FtZQ==', 'b2xk', 'bmV3', 'Z29uZQ==', 'YWRkZWQ='])
+      expect(diff).not.toContain(value);
+    const changed = diff.split('\n').filter((l) => /^[-+] /.test(l));
+    expect(changed.sort()).toEqual([
+      '+  added: "***"',
+      '+  changed: "*** (after)"',
+      '-  changed: "*** (before)"',
+      '-  gone: "***"',
+    ]);
+    expect(diff).not.toMatch(/^[-+] {2}same:/m);
+  });
+
+  it('masks stringData too, and leaves other kinds alone', () => {
+    const [masked] = maskSecrets({ ...secret({}), stringData: { token: 'plain' } }, undefined);
+    expect(masked?.stringData).toEqual({ token: '***' });
+    const cm = configMap({ token: 'visible' });
+    expect(maskSecrets(cm, cm)[0]).toBe(cm);
+  });
+});
+
+describe('toYaml', () => {
+  it('quotes strings that YAML 1.1 (kubectl) would read as booleans or numbers', () => {
+    const text = toYaml(configMap({ flag: 'off', answer: 'yes', port: '08' }));
+    expect(text).toContain('flag: "off"');
+    expect(text).toContain('answer: "yes"');
+    expect(text).toContain('port: "08"');
+  });
+});

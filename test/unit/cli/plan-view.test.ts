@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import {
+  failedChange,
+  invalidDirectory,
+  planChange,
+  planExitCode,
+  renderDiffs,
+  renderPlan,
+  type TransactionPlan,
+} from '../../../src/cli/plan-view.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+
+const cm = (data: Record<string, string>, rv = '1'): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'app', namespace: 'shop', resourceVersion: rv },
+  data,
+});
+const T = 'v1 ConfigMap shop/app';
+
+describe('planChange', () => {
+  it('classifies by what exists before and after', () => {
+    expect(planChange(0, 'Create', T, undefined, cm({ a: '1' })).action).toBe('create');
+    expect(planChange(0, 'Delete', T, cm({ a: '1' }), undefined).action).toBe('delete');
+    expect(planChange(0, 'Patch', T, cm({ a: '1' }), cm({ a: '2' }, '2')).action).toBe('update');
+    expect(planChange(0, 'Patch', T, cm({ a: '1' }), cm({ a: '1' }, '2'))).toMatchObject({
+      action: 'unchanged',
+      diff: '',
+    });
+    expect(planChange(0, 'Delete', T, undefined, undefined).action).toBe('unchanged');
+  });
+
+  it('labels the diff with the target and the change', () => {
+    const { diff } = planChange(2, 'Patch', T, cm({ a: '1' }), cm({ a: '2' }));
+    expect(diff).toMatch(
+      /^--- current v1 ConfigMap shop\/app\n\+\+\+ planned v1 ConfigMap shop\/app \(change 2: Patch\)\n/,
+    );
+  });
+});
+
+describe('planExitCode', () => {
+  const plan = (changes: TransactionPlan['changes'], problems: string[] = []): TransactionPlan => ({
+    path: 'transactions/x',
+    namespace: 'shop',
+    name: 'x',
+    changes,
+    problems,
+  });
+  const unchanged = planChange(0, 'Patch', T, cm({}), cm({}));
+  const update = planChange(1, 'Patch', T, cm({ a: '1' }), cm({ a: '2' }));
+
+  it('is 0 when nothing would change, 1 when something would, 2 when anything is wrong', () => {
+    expect(planExitCode([plan([unchanged])])).toBe(0);
+    expect(planExitCode([plan([unchanged, update])])).toBe(1);
+    expect(planExitCode([plan([update, failedChange(2, 'Create', T, 'AlreadyExists')])])).toBe(2);
+    expect(planExitCode([plan([update]), invalidDirectory('transactions/bad', 'shop', 'bad', [])])).toBe(1);
+    expect(
+      planExitCode([
+        invalidDirectory('transactions/bad', 'shop', 'bad', [
+          { code: 'no-changes', file: 'f', message: 'm' },
+        ]),
+      ]),
+    ).toBe(2);
+  });
+
+  it('renders per change what would happen, the diff, and totals', () => {
+    const text = renderPlan({
+      ...plan([unchanged, update, failedChange(2, 'Create', T, 'Forbidden: no')]),
+      identity: 'sa',
+    });
+    expect(text).toContain('Transaction shop/x (transactions/x), dry run as sa');
+    expect(text).toContain('[0] Patch v1 ConfigMap shop/app: no change');
+    expect(text).toContain('[1] Patch v1 ConfigMap shop/app: would change\n--- current');
+    expect(text).toContain('[2] Create v1 ConfigMap shop/app: REFUSED\n    Forbidden: no');
+    expect(text).toContain('shop/x: 0 to create, 1 to update, 0 to delete, 1 unchanged, 1 refused');
+    expect(renderDiffs([plan([unchanged, update])])).toBe(update.diff);
+  });
+
+  it('renders an invalid directory with its diagnostics in file:line form', () => {
+    const bad = invalidDirectory('transactions/bad', 'shop', 'bad', [
+      {
+        code: 'invalid-value',
+        file: 'transactions/bad/10-x.patch.yaml',
+        line: 3,
+        column: 5,
+        message: 'wrong',
+      },
+    ]);
+    expect(renderPlan(bad)).toContain('transactions/bad/10-x.patch.yaml:3:5: wrong');
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  nextStepHint,
+  progress,
+  recentEvents,
+  renderTransactionDetail,
+  renderTransactionTable,
+  transactionRow,
+} from '../../../src/cli/status-view.ts';
+import { ago, item, NOW, txn } from './fixtures.ts';
+
+const committed = txn({
+  phase: 'Committed',
+  items: [0, 1, 2].map((i) => item(i, { committed: true })),
+  conditions: [{ type: 'Ready', status: 'True', reason: 'Committed', message: '3 change(s) committed' }],
+});
+
+describe('the Transaction table', () => {
+  it('has a row per Transaction: namespace, name, phase, committed/total, age, Ready reason', () => {
+    expect(transactionRow(committed, NOW)).toEqual([
+      'shop',
+      'deploy-v2',
+      'Committed',
+      '3/3',
+      '90s',
+      'Committed',
+    ]);
+  });
+
+  it('shows a new Transaction as Pending with 0 of its changes', () => {
+    expect(transactionRow(txn(), NOW)).toEqual(['shop', 'deploy-v2', 'Pending', '0/3', '90s', '']);
+  });
+
+  it('prefers the progress the controller wrote', () => {
+    expect(progress({ ...committed, status: { ...committed.status, progress: '2/3' } })).toBe('2/3');
+  });
+
+  it('says so when there is nothing to list', () => {
+    expect(renderTransactionTable([], NOW, 'in namespace shop')).toBe(
+      'No Transactions found in namespace shop.\n',
+    );
+    expect(renderTransactionTable([committed], NOW, '')).toMatch(
+      /^NAMESPACE\s+NAME\s+PHASE\s+CHANGES\s+AGE\s+REASON\n/,
+    );
+  });
+});
+
+describe('one Transaction in detail', () => {
+  const failed = txn({
+    phase: 'Failed',
+    items: [
+      item(0, { committed: true, rolledBack: true }),
+      item(1, { committed: true, conflict: true, error: 'Deployment shop/web was changed by someone else' }),
+      item(2, { error: 'Forbidden: secrets is forbidden' }),
+    ],
+    conditions: [
+      { type: 'Stalled', status: 'True', reason: 'RollbackConflict', message: 'left as they are' },
+    ],
+  });
+
+  it('lists every change with its target, outcome and error', () => {
+    const text = renderTransactionDetail(failed, [], NOW);
+    expect(text).toMatch(/0\s+Patch\s+v1 ConfigMap shop\/app-config\s+rolled-back/);
+    expect(text).toMatch(
+      /1\s+Patch\s+apps\/v1 Deployment shop\/web\s+conflict\s+Deployment shop\/web was changed/,
+    );
+    expect(text).toMatch(/2\s+Update\s+v1 Secret shop\/web-credentials\s+failed\s+Forbidden/);
+    expect(text).toContain('Stalled');
+  });
+
+  it('names the targets from the spec before the controller wrote a status', () => {
+    expect(renderTransactionDetail(txn(), [], NOW)).toMatch(
+      /2\s+Update\s+v1 Secret shop\/web-credentials\s+pending/,
+    );
+  });
+
+  it('shows the latest events, oldest first, with repeat counts', () => {
+    const events = [
+      { type: 'Normal', reason: 'Committed', message: 'done', lastTimestamp: ago(5) },
+      {
+        type: 'Warning',
+        reason: 'LockWait',
+        message: 'held by shop/other',
+        lastTimestamp: ago(60),
+        count: 3,
+      },
+    ];
+    const text = renderTransactionDetail(committed, recentEvents(events, 10), NOW);
+    expect(text.indexOf('LockWait')).toBeLessThan(text.indexOf('done'));
+    expect(text).toContain('held by shop/other (x3)');
+    expect(recentEvents(events, 1).map((e) => e.reason)).toEqual(['Committed']);
+  });
+
+  it('ends with what to do next', () => {
+    expect(renderTransactionDetail(failed, [], NOW)).toContain('janus recover deploy-v2 -n shop');
+    expect(nextStepHint(committed)).toContain('janus rollback deploy-v2 -n shop');
+    const unfinished = txn({ phase: 'Failed', items: [item(0, { committed: true, error: 'Forbidden' })] });
+    expect(nextStepHint(unfinished)).toContain('Retry it: janus rollback deploy-v2 -n shop');
+    expect(nextStepHint(txn({ phase: 'Failed', items: [item(0, { error: 'invalid' })] }))).toBeUndefined();
+    expect(nextStepHint(txn({ phase: 'Committing' }))).toBeUndefined();
+  });
+});
