@@ -1,7 +1,8 @@
 /** Waiting for a Transaction to reach an outcome (`--wait`), reporting each phase it passes. */
+
+import { parseDuration } from '../api/duration.ts';
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { parseDuration } from '../locks/lease-name.ts';
 import { type Flags, UsageError } from './command.ts';
 import { onInterrupt } from './interrupt.ts';
 import type { Sink } from './output.ts';

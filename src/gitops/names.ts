@@ -37,23 +37,5 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-const DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
-const DURATION_PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
-
 /** Parses a Go duration ("90s", "1h30m") into milliseconds; undefined if it does not parse. */
-export function parseDuration(value: string): number | undefined {
-  if (!DURATION.test(value)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of value.matchAll(DURATION_PART))
-    total += Number(amount) * (UNIT_MS[unit ?? ''] ?? 0);
-  return total;
-}
+export { tryParseDuration as parseDuration } from '../api/duration.ts';

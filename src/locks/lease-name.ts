@@ -1,5 +1,6 @@
 /** Pure naming and timing rules of lock Leases. */
 import { createHash } from 'node:crypto';
+import { parseDuration } from '../api/duration.ts';
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { type ResolvedTarget, targetKey } from '../saga/targets.ts';
 
@@ -76,26 +77,4 @@ export function durationSeconds(duration: string): number {
   return Math.max(1, Math.ceil(parseDuration(duration) / 1000));
 }
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Parses Go-style durations ("90s", "1h30m", "1.5h") into milliseconds. */
-export function parseDuration(text: string): number {
-  const re = /([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * (UNIT_MS[m[2] ?? ''] ?? 0);
-    consumed = re.lastIndex;
-  }
-  if (consumed === 0 || consumed !== text.length)
-    throw new Error(`"${text}" is not a duration such as "30s", "5m" or "1h30m"`);
-  return total;
-}
+export { parseDuration };

@@ -1,8 +1,8 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
+import { parseDuration } from '../../api/duration.ts';
 import { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
-import { parseDuration } from '../../locks/lease-name.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
 import { LeaderElector } from '../../runtime/leader-election.ts';

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parseDuration } from '../../api/duration.ts';
 import { TransactionController } from '../../controller/controller.ts';
 import {
   type CredentialsProvider,
@@ -19,7 +20,6 @@ import type { PollSummary } from '../../gitops/materializer.ts';
 import { dnsLabelProblem } from '../../gitops/names.ts';
 import type { Poller } from '../../gitops/poller.ts';
 import { KubeClient } from '../../kube/client.ts';
-import { parseDuration } from '../../locks/lease-name.ts';
 import type { Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
 import type { ResultContext } from '../../results/result-context.ts';

@@ -4,9 +4,10 @@
  * recognises its own earlier writes (changes.ts), so no change is applied twice and none is
  * mistaken for a conflict. Any failure moves to RollingBack with exactly what was committed.
  */
+
+import { parseDuration } from '../../api/duration.ts';
 import type { ItemStatus } from '../../api/v1alpha1/index.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
-import { parseDuration } from '../../locks/lease-name.ts';
 import { commit as commitChange, probe } from '../changes.ts';
 import type { SagaRun } from '../context.ts';
 import { confirmLock } from '../locking.ts';

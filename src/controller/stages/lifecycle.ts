@@ -1,7 +1,8 @@
 /** Stages around the saga proper: finalizer, cleanup, one-shot annotations, entering rollback. */
+
+import { parseDuration } from '../../api/duration.ts';
 import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
 import { isInvalid } from '../../kube/errors.ts';
-import { parseDuration } from '../../locks/lease-name.ts';
 import { type RollbackCause, recoveryDelayMs } from '../../saga/decide.ts';
 import type { SagaRun } from '../context.ts';
 import { releaseLocks } from '../locking.ts';

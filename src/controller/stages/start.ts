@@ -1,11 +1,12 @@
 /** Pending → Preparing: checks what the CRD cannot, then starts the clock. */
+
+import { parseDuration } from '../../api/duration.ts';
 import {
   ANNOTATION_SOURCE_PATH,
   ANNOTATION_SOURCE_REPOSITORY,
   ANNOTATION_SOURCE_REVISION,
   type TransactionStatus,
 } from '../../api/v1alpha1/index.ts';
-import { parseDuration } from '../../locks/lease-name.ts';
 import { describeTarget, duplicateTargets, statusTarget } from '../../saga/targets.ts';
 import type { SagaRun } from '../context.ts';
 import type { StageResult } from './lifecycle.ts';
