@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
+import { reapOnExit } from './reap.ts';
 
 export interface ControllerProcess {
   readonly child: ChildProcess;
@@ -52,10 +53,12 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
     ...(opts.namespace ? ['--namespace', opts.namespace] : []),
     ...(opts.extraArgs ?? ['--no-leader-elect']),
   ];
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, KUBECONFIG: '', ...opts.env },
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', ...opts.env },
+    }),
+  );
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) =>

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
+import { reapOnExit } from './reap.ts';
 
 export interface JanusRunOptions {
   kubeconfig: string;
@@ -57,11 +58,13 @@ export async function runJanusCommand(
   args: readonly string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CommandResult> {
-  const child = spawn(process.execPath, entryArgs(command, args), {
-    cwd: opts.cwd ?? REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...opts.env },
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, entryArgs(command, args), {
+      cwd: opts.cwd ?? REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...opts.env },
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -101,11 +104,13 @@ export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProc
     ...(opts.args?.some((a) => a.startsWith('--leader')) ? [] : ['--no-leader-elect']),
     ...(opts.args ?? []),
   ];
-  const child = spawn(process.execPath, entryArgs('run', args), {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, KUBECONFIG: '', ...opts.env },
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, entryArgs('run', args), {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', ...opts.env },
+    }),
+  );
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) =>
