@@ -28,7 +28,8 @@ export function commitReader(store: ObjectStore, commit: string): DirectoryReade
   };
 }
 
-function entryType(mode: string): EntryType {
+/** What a tree entry's Git mode says it is. */
+export function entryType(mode: string): EntryType {
   switch (mode) {
     case '040000':
       return 'directory';

@@ -4,7 +4,8 @@
  * tree is parsed once per poll, so reading n directories costs O(n), not O(n × folder size).
  */
 import type { ObjectStore, TreeEntry } from '../git/object-store.ts';
-import type { DirectoryEntry, DirectoryReader, EntryType } from './directory-reader.ts';
+import { entryType } from '../git/tree-reader.ts';
+import type { DirectoryEntry, DirectoryReader } from './directory-reader.ts';
 
 export class TreeCache {
   readonly store: ObjectStore;
@@ -51,21 +52,5 @@ export class TreeCache {
         return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };
       },
     };
-  }
-}
-
-function entryType(mode: string): EntryType {
-  switch (mode) {
-    case '040000':
-      return 'directory';
-    case '100644':
-    case '100755':
-      return 'file';
-    case '120000':
-      return 'symlink';
-    case '160000':
-      return 'submodule';
-    default:
-      return 'other';
   }
 }
