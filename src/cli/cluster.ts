@@ -36,7 +36,7 @@ export async function connect(
 ): Promise<Cluster> {
   const options = { kubeconfig: values.kubeconfig, context: values.context };
   const kubeConfig = loadKubeConfig(options);
-  const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
+  const contextNamespace = kubeConfig.namespace;
   const client = await KubeClient.load({ ...options, userAgent: `janus-${command}/${VERSION}` });
   const discovery = new Discovery(client);
   for (const mapping of CORE_MAPPINGS) discovery.seed(mapping);

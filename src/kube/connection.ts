@@ -3,9 +3,11 @@
  * a keep-alive HTTP agent shared by every client (impersonated or not), and the hooks that
  * observe every request (metrics, request counting in tests and benchmarks).
  */
-import type https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Agent } from 'undici';
+import { type Credentials, credentialsFor } from './credentials.ts';
+import type { KubeConfig } from './kubeconfig.ts';
+
+export { type LoadOptions, loadKubeConfig } from './kubeconfig.ts';
 
 export interface RequestRecord {
   readonly method: string;
@@ -18,29 +20,6 @@ export interface RequestRecord {
 
 export type RequestObserver = (record: RequestRecord) => void;
 
-export interface LoadOptions {
-  /** Path of a kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster config. */
-  kubeconfig?: string | undefined;
-  /** Context to use instead of the file's current context. */
-  context?: string | undefined;
-}
-
-/** Loads a kubeconfig the way kubectl does. */
-export function loadKubeConfig(opts: LoadOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
-  if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-  else kc.loadFromDefault();
-  if (opts.context) kc.setCurrentContext(opts.context);
-  if (!kc.getCurrentCluster()) {
-    throw new Error(
-      opts.kubeconfig
-        ? `kubeconfig ${opts.kubeconfig} has no cluster for context "${kc.getCurrentContext()}"`
-        : 'no Kubernetes configuration found: set KUBECONFIG or --kubeconfig, or run inside a cluster',
-    );
-  }
-  return kc;
-}
-
 /** Credentials (tokens from exec plugins, projected ServiceAccount tokens) can rotate: re-read them this often. */
 const AUTH_REFRESH_MS = 10_000;
 
@@ -48,26 +27,25 @@ export class Connection {
   readonly server: URL;
   readonly agent: Agent;
   readonly userAgent: string;
-  readonly #kubeConfig: KubeConfig;
+  readonly #credentials: Credentials;
   readonly #observers = new Set<RequestObserver>();
   #authHeaders: Record<string, string> = {};
   #authReadAt = Number.NEGATIVE_INFINITY;
   #requests = 0;
   readonly #exitAfterRequests: number | undefined;
 
-  private constructor(kc: KubeConfig, tls: https.RequestOptions, userAgent: string) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error(`kubeconfig context "${kc.getCurrentContext()}" has no cluster`);
-    this.server = new URL(cluster.server);
-    this.#kubeConfig = kc;
+  private constructor(server: URL, credentials: Credentials, userAgent: string) {
+    this.server = server;
+    this.#credentials = credentials;
     this.userAgent = userAgent;
+    const { tls } = credentials;
     this.agent = new Agent({
       connections: 64,
       keepAliveTimeout: 30_000,
       connect: {
-        ...(tls.ca !== undefined && { ca: tls.ca as string }),
-        ...(tls.cert !== undefined && { cert: tls.cert as string }),
-        ...(tls.key !== undefined && { key: tls.key as string }),
+        ...(tls.ca !== undefined && { ca: tls.ca }),
+        ...(tls.cert !== undefined && { cert: tls.cert }),
+        ...(tls.key !== undefined && { key: tls.key }),
         ...(tls.rejectUnauthorized !== undefined && { rejectUnauthorized: tls.rejectUnauthorized }),
         ...(tls.servername !== undefined && { servername: tls.servername }),
       },
@@ -76,20 +54,18 @@ export class Connection {
     this.#exitAfterRequests = Number.isInteger(exitAfter) && exitAfter > 0 ? exitAfter : undefined;
   }
 
-  static async fromKubeConfig(kc: KubeConfig, userAgent = 'janus'): Promise<Connection> {
-    const tls: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(tls);
-    const conn = new Connection(kc, tls, userAgent);
-    conn.#authHeaders = headersOf(tls);
-    conn.#authReadAt = Date.now();
+  static async fromKubeConfig(config: KubeConfig, userAgent = 'janus'): Promise<Connection> {
+    const cluster = config.cluster;
+    if (!cluster)
+      throw new Error(`kubeconfig ${config.source} has no cluster for context "${config.currentContext}"`);
+    const conn = new Connection(new URL(cluster.server), await credentialsFor(config), userAgent);
+    await conn.authHeaders();
     return conn;
   }
 
   async authHeaders(): Promise<Record<string, string>> {
     if (Date.now() - this.#authReadAt > AUTH_REFRESH_MS) {
-      const opts: https.RequestOptions = {};
-      await this.#kubeConfig.applyToHTTPSOptions(opts);
-      this.#authHeaders = headersOf(opts);
+      this.#authHeaders = await this.#credentials.headers();
       this.#authReadAt = Date.now();
     }
     return this.#authHeaders;
@@ -125,13 +101,4 @@ export class Connection {
   async close(): Promise<void> {
     await this.agent.close();
   }
-}
-
-function headersOf(opts: https.RequestOptions): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(opts.headers ?? {})) {
-    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  if (opts.auth) out.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-  return out;
 }

@@ -89,7 +89,7 @@ async function useExistingCluster(adminKubeconfig: string): Promise<TestEnvironm
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'alice', namespace: aliceNamespace } },
   ]);
   const server = admin.connection.server.toString().replace(/\/$/, '');
-  const caData = loadKubeConfig({ kubeconfig: adminKubeconfig }).getCurrentCluster()?.caData ?? '';
+  const caData = loadKubeConfig({ kubeconfig: adminKubeconfig }).cluster?.caData ?? '';
   const token = async (namespace: string, name: string) => {
     const res = await admin.request<{ status: { token: string } }>({
       method: 'POST',

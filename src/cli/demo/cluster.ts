@@ -76,7 +76,7 @@ export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): P
  * ServiceAccount janus-system/janus-controller from the TokenRequest API, once it exists.
  */
 export function existingCluster(adminKubeconfig: string, workDir: string): DemoCluster {
-  const server = loadKubeConfig({ kubeconfig: adminKubeconfig }).getCurrentCluster()?.server ?? '';
+  const server = loadKubeConfig({ kubeconfig: adminKubeconfig }).cluster?.server ?? '';
   return { adminKubeconfig, controllerKubeconfig: join(workDir, 'controller.kubeconfig'), server };
 }
 
@@ -126,7 +126,7 @@ async function writeControllerKubeconfig(
     path: '/api/v1/namespaces/janus-system/serviceaccounts/janus-controller/token',
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
   });
-  const current = loadKubeConfig({ kubeconfig: cluster.adminKubeconfig }).getCurrentCluster();
+  const current = loadKubeConfig({ kubeconfig: cluster.adminKubeconfig }).cluster;
   const clusterEntry = {
     server: cluster.server,
     ...(current?.caData && { 'certificate-authority-data': current.caData }),

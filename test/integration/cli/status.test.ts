@@ -1,11 +1,10 @@
 /** `janus status` against a real API server and a real controller. */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
-import { loadKubeConfig } from '../../../src/kube/connection.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { configMap, transaction } from '../../support/saga.ts';
@@ -68,12 +67,15 @@ describe('janus status', () => {
 
   it("uses the kubeconfig context's namespace when -n is not given", async () => {
     await committedTransaction(clients, ns.name, 'context');
-    const kc = loadKubeConfig({ kubeconfig: clients.kubeconfigs.admin });
-    const current = kc.getContextObject(kc.getCurrentContext());
+    const kc = parseYaml(await readFile(clients.kubeconfigs.admin, 'utf8')) as {
+      'current-context': string;
+      contexts: { name: string; context: { namespace?: string } }[];
+    };
+    const current = kc.contexts.find((c) => c.name === kc['current-context']);
     if (!current) throw new Error('no context');
-    (current as { namespace?: string }).namespace = ns.name;
+    current.context.namespace = ns.name;
     const path = join(tmpdir(), `janus-status-${ns.name}.kubeconfig`);
-    await writeFile(path, kc.exportConfig());
+    await writeFile(path, stringifyYaml(kc));
     const result = await janus(['status'], { kubeconfig: path });
     expect(result.stderr).toMatch(/ context /);
   });

@@ -146,7 +146,7 @@ describe('kubectl apply -k manifests/', () => {
       deployment,
       entrypoint,
       cwd: REPO_ROOT,
-      caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).getCurrentCluster()?.caData ?? '',
+      caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
       overrides: {
         // The only differences from the Pod. Other tests share this cluster: reconcile the sample's
         // namespace only. Several processes share this host: any free port instead of :8080.

@@ -1,18 +1,18 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../../src/kube/connection.ts';
+import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 import { Metrics, NO_RESPONSE_CODE } from '../../../src/metrics/index.ts';
 import { histogramOf, samplesOf, sampleValue, scrape } from './query.ts';
 
 /** A real Connection; nothing listens at its address, and no request is sent. */
 async function connection(): Promise<Connection> {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'not-a-real-token' }],
-    contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-    currentContext: 'ctx',
-  });
+  const kc = new KubeConfig(
+    [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
+    [{ name: 'u', token: 'not-a-real-token' }],
+    [{ name: 'ctx', cluster: 'c', user: 'u' }],
+    'ctx',
+    'test',
+  );
   return Connection.fromKubeConfig(kc);
 }
 
