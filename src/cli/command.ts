@@ -27,8 +27,6 @@ export type Values<F extends Flags> = {
 
 export interface Command<F extends Flags = Flags> {
   name: string;
-  /** One line, shown in `janus --help`. */
-  summary: string;
   /** e.g. "janus status [name] [flags]" */
   usage: string;
   /** Paragraphs after the usage line: what it does, exit codes, examples. */

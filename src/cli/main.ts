@@ -31,8 +31,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const command = findCommand(name);
-  if (!command) throw new UsageError(`unknown command "${name}"\n\n${topLevelHelp()}`);
+  const entry = findCommand(name);
+  if (!entry) throw new UsageError(`unknown command "${name}"\n\n${topLevelHelp()}`);
+  const command = await entry.load();
   const { values, args, help } = parse(command, rest, process.env);
   if (help) {
     process.stderr.write(renderHelp(command));

@@ -1,32 +1,72 @@
-/** Every `janus` command, in the order `janus --help` lists them. */
+/**
+ * Every `janus` command, in the order `janus --help` lists them. A command's module is loaded only
+ * when it runs: `janus controller` then carries neither the Git stack nor the demo, and
+ * `janus validate` starts without the Kubernetes client.
+ */
 import type { Command } from './command.ts';
-import controller from './commands/controller.ts';
-import demo from './commands/demo.ts';
-import plan from './commands/plan.ts';
-import recover from './commands/recover.ts';
-import rollback from './commands/rollback.ts';
-import run from './commands/run.ts';
-import status from './commands/status.ts';
-import validate from './commands/validate.ts';
+
+export interface CommandEntry {
+  name: string;
+  /** One line, shown in `janus --help`. */
+  summary: string;
+  load(): Promise<Command>;
+}
 
 // A command's flags type its run(); the registry only needs the common shape.
-const erase = (command: unknown) => command as Command;
+const entry = (name: string, summary: string, load: () => Promise<{ default: unknown }>): CommandEntry => ({
+  name,
+  summary,
+  load: async () => (await load()).default as Command,
+});
 
-export const COMMANDS: readonly Command[] = [
-  // ── The main job and the controller alone (run: src/cli/commands/run.ts). ──
-  erase(run),
-  erase(controller),
-  // ── Pull-request checks (validate: src/cli/commands/validate.ts). ──
-  erase(validate),
-  erase(plan),
+export const COMMANDS: readonly CommandEntry[] = [
+  // ── The main job and the controller alone. ──
+  entry('run', 'the main job: controller, Git poller and results writer', () => import('./commands/run.ts')),
+  entry(
+    'controller',
+    'run the saga controller alone (no Git side)',
+    () => import('./commands/controller.ts'),
+  ),
+  // ── Pull-request checks. ──
+  entry(
+    'validate',
+    'check transaction directories offline (for pull-request CI)',
+    () => import('./commands/validate.ts'),
+  ),
+  entry(
+    'plan',
+    'dry-run the transactions of a directory against the cluster and show per-resource diffs',
+    () => import('./commands/plan.ts'),
+  ),
   // ── Operating transactions. ──
-  erase(status),
-  erase(rollback),
-  erase(recover),
+  entry(
+    'status',
+    'show Transactions: a table, or one in detail with its changes and events',
+    () => import('./commands/status.ts'),
+  ),
+  entry(
+    'rollback',
+    'undo a Committed transaction, or retry a rollback that ended Failed',
+    () => import('./commands/rollback.ts'),
+  ),
+  entry(
+    'recover',
+    'inspect, and restore on request, the changes a failed rollback left standing',
+    () => import('./commands/recover.ts'),
+  ),
   // ── Trying it out. ──
-  erase(demo),
+  entry(
+    'demo',
+    'try Janus end to end: local control plane, local Git repository, the main job, results',
+    () => import('./commands/demo.ts'),
+  ),
 ];
 
-export function findCommand(name: string): Command | undefined {
+export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name);
+}
+
+/** Every command, loaded (for checks that go through all of them). */
+export async function loadCommands(): Promise<Command[]> {
+  return Promise.all(COMMANDS.map((c) => c.load()));
 }

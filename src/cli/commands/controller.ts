@@ -159,7 +159,6 @@ export async function runUntilSignal(opts: {
 
 export default defineCommand({
   name: 'controller',
-  summary: 'run the saga controller alone (no Git side)',
   usage: 'janus controller [flags]',
   description: `
 Watches Transaction resources (tx.janus.io/v1alpha1) and drives each through prepare, commit and,

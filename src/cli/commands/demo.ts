@@ -32,7 +32,6 @@ const DEMO_FLAGS = {
 
 export default defineCommand({
   name: 'demo',
-  summary: 'try Janus end to end: local control plane, local Git repository, the main job, results',
   usage: 'janus demo [flags]',
   description: `
 The first thing to run. Needs Node.js 24, Go and git, and a source checkout of Janus:

@@ -15,7 +15,6 @@ import { parseDirectories } from '../transaction-dirs.ts';
 
 export default defineCommand({
   name: 'plan',
-  summary: 'dry-run the transactions of a directory against the cluster and show per-resource diffs',
   usage: 'janus plan [dir] [flags]',
   description: `
 Parses the transaction directories at dir (default "."): a transaction directory, a repository

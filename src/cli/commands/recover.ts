@@ -16,7 +16,6 @@ import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
 
 export default defineCommand({
   name: 'recover',
-  summary: 'inspect, and restore on request, the changes a failed rollback left standing',
   usage: 'janus recover <name> [--apply <change>|all] [flags]',
   description: `
 For a Failed transaction whose rollback could not undo everything. When someone else changed a

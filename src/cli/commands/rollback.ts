@@ -9,7 +9,6 @@ import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
 
 export default defineCommand({
   name: 'rollback',
-  summary: 'undo a Committed transaction, or retry a rollback that ended Failed',
   usage: 'janus rollback <name> [flags]',
   description: `
 Rolls back a Transaction, whatever its age: on a Committed transaction it sets the annotation

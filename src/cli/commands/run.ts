@@ -199,7 +199,6 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
 
 export default defineCommand({
   name: 'run',
-  summary: 'the main job: controller, Git poller and results writer',
   usage: 'janus run --repo <https-url|path> [flags]',
   description: `
 Watches a branch of a Git repository for transaction directories (transactions/<name>/), turns

@@ -54,7 +54,6 @@ interface View {
 
 export default defineCommand({
   name: 'status',
-  summary: 'show Transactions: a table, or one in detail with its changes and events',
   usage: 'janus status [name] [flags]',
   description: `
 Without a name, lists the Transactions of the namespace (-A: of every namespace) with their phase,

@@ -38,7 +38,6 @@ export const VALIDATE_FLAGS = {
 
 export default defineCommand({
   name: 'validate',
-  summary: 'check transaction directories offline (for pull-request CI)',
   usage: 'janus validate [dir] [flags]',
   description: `
 Checks transaction directories with exactly the rules \`janus run\` applies when they land on the

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse, renderHelp } from '../../../src/cli/command.ts';
-import { COMMANDS } from '../../../src/cli/registry.ts';
+import { loadCommands } from '../../../src/cli/registry.ts';
+
+const COMMANDS = await loadCommands();
 
 describe('every janus command', () => {
   it.each(COMMANDS.map((c) => [c.name, c] as const))(

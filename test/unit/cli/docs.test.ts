@@ -2,7 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../../src/cli/registry.ts';
+import { loadCommands } from '../../../src/cli/registry.ts';
+
+const COMMANDS = await loadCommands();
 
 const CLI_MD = join(import.meta.dirname, '../../../docs/cli.md');
 
