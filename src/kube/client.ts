@@ -2,6 +2,7 @@
  * A thin Kubernetes REST client. Every request is one HTTP request: no hidden discovery, retries
  * or reads, so the API cost of the controller is exactly what its code says.
  */
+import type { IncomingMessage } from 'node:http';
 import { Connection, type LoadOptions, loadKubeConfig } from './connection.ts';
 import { KubeApiError, type StatusBody } from './errors.ts';
 
@@ -65,20 +66,17 @@ export class KubeClient {
     const path = req.path + queryString(req.query);
     let status = 0;
     try {
-      const res = await this.connection.agent.request({
-        origin: this.connection.server.origin,
-        path: this.connection.server.pathname.replace(/\/$/, '') + path,
+      const res = await this.connection.send({
         method: req.method,
+        path,
         headers: await this.#headers(
           req.body === undefined ? undefined : (req.contentType ?? 'application/json'),
         ),
-        body: req.body === undefined ? null : JSON.stringify(req.body),
-        signal: req.signal ?? null,
-        headersTimeout: 60_000,
-        bodyTimeout: 60_000,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        signal: req.signal,
       });
-      status = res.statusCode;
-      const text = await res.body.text();
+      status = res.statusCode ?? 0;
+      const text = await readText(res);
       if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
       throw new KubeApiError(req.method, req.path, status, parseStatus(text), text);
     } finally {
@@ -98,32 +96,31 @@ export class KubeClient {
    */
   async *watch<T>(path: string, query: Query, signal: AbortSignal): AsyncGenerator<WatchEvent<T>> {
     const started = performance.now();
-    const res = await this.connection.agent.request({
-      origin: this.connection.server.origin,
-      path:
-        this.connection.server.pathname.replace(/\/$/, '') + path + queryString({ ...query, watch: true }),
+    const res = await this.connection.send({
       method: 'GET',
+      path: path + queryString({ ...query, watch: true }),
       headers: await this.#headers(undefined),
       signal,
-      headersTimeout: 60_000,
       // The server closes the stream after timeoutSeconds; bookmarks arrive about every minute.
-      bodyTimeout: 0,
+      streaming: true,
     });
     this.connection.recordRequest({
       method: 'WATCH',
       path,
-      status: res.statusCode,
+      status: res.statusCode ?? 0,
       seconds: (performance.now() - started) / 1000,
       impersonating: this.impersonating,
     });
     if (res.statusCode !== 200) {
-      const text = await res.body.text();
-      throw new KubeApiError('WATCH', path, res.statusCode, parseStatus(text), text);
+      const text = await readText(res);
+      throw new KubeApiError('WATCH', path, res.statusCode ?? 0, parseStatus(text), text);
     }
+    // Decoded as a stream, so a character split across two chunks stays whole.
+    res.setEncoding('utf8');
     let buffered = '';
     try {
-      for await (const chunk of res.body) {
-        buffered += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+      for await (const chunk of res) {
+        buffered += chunk as string;
         let newline = buffered.indexOf('\n');
         while (newline >= 0) {
           const line = buffered.slice(0, newline).trim();
@@ -136,7 +133,7 @@ export class KubeClient {
       if (signal.aborted) return;
       throw e;
     } finally {
-      res.body.destroy();
+      res.destroy();
     }
   }
 
@@ -150,6 +147,13 @@ export class KubeClient {
     if (this.impersonating) headers['impersonate-user'] = this.impersonating;
     return headers;
   }
+}
+
+async function readText(res: IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of res) text += chunk as string;
+  return text;
 }
 
 function queryString(query: Query | undefined): string {

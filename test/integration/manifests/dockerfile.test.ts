@@ -176,7 +176,7 @@ describe('the container image', () => {
     }
     expect(seen.size).toBeGreaterThan(100); // the whole program, not just main.ts
     expect([...bare].map(packageName)).toEqual(
-      expect.arrayContaining(['yaml', 'undici', '@kubernetes/client-node']),
+      expect.arrayContaining(['yaml', 'isomorphic-git', '@kubernetes/client-node']),
     );
   });
 

@@ -18,7 +18,7 @@ async function connection(): Promise<Connection> {
 
 const opened: Connection[] = [];
 afterEach(async () => {
-  await Promise.all(opened.splice(0).map((c) => c.agent.close()));
+  await Promise.all(opened.splice(0).map((c) => c.close()));
 });
 
 describe('observeKubeRequests', () => {
