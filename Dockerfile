@@ -29,5 +29,5 @@ COPY src ./src
 RUN mkdir -p /var/cache/janus && chown 10001:10001 /var/cache/janus
 USER 10001:10001
 EXPOSE 8080
-ENTRYPOINT ["node", "src/cli/main.ts"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "src/cli/main.ts"]
 CMD ["run"]

@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
 import { reapOnExit } from './reap.ts';
@@ -40,6 +41,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
   const logFile = join(dir, 'controller.log');
   const log = createWriteStream(logFile);
   const args = [
+    ...NODE_FLAGS,
     join(REPO_ROOT, 'src/cli/main.ts'),
     'controller',
     '--kubeconfig',

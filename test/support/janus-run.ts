@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
 import { reapOnExit } from './reap.ts';
@@ -43,7 +44,7 @@ export interface JanusRunProcess {
 
 /** `node src/cli/main.ts <command> <args>`: the entry point that ships. */
 function entryArgs(command: 'run' | 'validate', args: readonly string[]): string[] {
-  return [join(REPO_ROOT, 'src/cli/main.ts'), command, ...args];
+  return [...NODE_FLAGS, join(REPO_ROOT, 'src/cli/main.ts'), command, ...args];
 }
 
 export interface CommandResult {

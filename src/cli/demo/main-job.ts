@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../node-flags.ts';
 
 export interface MainJob {
   readonly pid: number | undefined;
@@ -25,7 +26,7 @@ export interface MainJob {
 export function startMainJob(opts: { args: string[]; logFile: string; cwd: string }): MainJob {
   const main = join(import.meta.dirname, '../main.ts');
   const log = createWriteStream(opts.logFile);
-  const child: ChildProcess = spawn(process.execPath, [main, 'run', ...opts.args], {
+  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, main, 'run', ...opts.args], {
     cwd: opts.cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

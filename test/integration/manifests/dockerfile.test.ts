@@ -11,6 +11,7 @@ import { builtinModules, createRequire, stripTypeScriptTypes } from 'node:module
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_FLAGS } from '../../../src/cli/node-flags.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { copies, execForm, inContext, lastValue, parseDockerfile, type Stage } from './dockerfile.ts';
 
@@ -129,7 +130,7 @@ describe('the container image', () => {
 
   it('runs as a numeric non-root user, from a pinned Node 24 base, janus run by default', () => {
     expect(lastValue(runtime, 'USER')).toMatch(/^[1-9]\d*(:\d+)?$/);
-    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', 'src/cli/main.ts']);
+    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', ...NODE_FLAGS, 'src/cli/main.ts']);
     expect(execForm(runtime, 'CMD')).toEqual(['run']);
   });
 
@@ -203,6 +204,14 @@ describe('the container image', () => {
     }
     const bin = spawnSync(process.execPath, ['bin/janus', '--version'], { cwd: app, encoding: 'utf8' });
     expect(bin.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('starts bin/janus through its #! line, with the Node flags the image uses', async () => {
+    const shebang = (await readFile(join(app, 'bin/janus'), 'utf8')).split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+    const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
+    const direct = spawnSync(join(app, 'bin/janus'), ['--version'], { env, encoding: 'utf8' });
+    expect(direct.stdout.trim(), direct.stderr).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('says janus demo needs a source checkout (exit 2), instead of failing on a missing file', () => {
