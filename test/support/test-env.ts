@@ -32,6 +32,8 @@ export interface KubeTestInfo {
 
 export interface TestEnvironment {
   info: KubeTestInfo;
+  /** PIDs of etcd, kube-apiserver and kube-controller-manager (local runs only; for benchmarks). */
+  pids: number[];
   stop(): Promise<void>;
 }
 
@@ -72,7 +74,11 @@ async function startLocal(): Promise<TestEnvironment> {
     Identity,
     string
   >;
-  return { info: { kubeconfigs: plane.kubeconfigs, users, local: true, binDir }, stop: () => plane.stop() };
+  return {
+    info: { kubeconfigs: plane.kubeconfigs, users, local: true, binDir },
+    pids: plane.pids,
+    stop: () => plane.stop(),
+  };
 }
 
 /**
@@ -128,6 +134,7 @@ async function useExistingCluster(adminKubeconfig: string): Promise<TestEnvironm
   };
   return {
     info: { kubeconfigs, users, local: false, binDir: undefined },
+    pids: [],
     stop: () => rm(dir, { recursive: true, force: true }),
   };
 }
