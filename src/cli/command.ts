@@ -101,6 +101,30 @@ export function renderHelp(command: Command): string {
 }
 
 /** Flags shared by every command that talks to a cluster. */
+/** Where and how transaction directories are read: the same for run, validate and plan. */
+export const TRANSACTION_DIRECTORY_FLAGS = {
+  root: {
+    type: 'string',
+    env: 'JANUS_ROOT',
+    default: 'transactions',
+    placeholder: 'folder',
+    description: 'folder holding the transaction directories, relative to the repository root',
+  },
+  'default-namespace': {
+    type: 'string',
+    env: 'JANUS_DEFAULT_NAMESPACE',
+    default: 'default',
+    placeholder: 'namespace',
+    description: 'namespace of a Transaction whose transaction.yaml names none',
+  },
+  'allowed-namespaces': {
+    type: 'string',
+    env: 'JANUS_ALLOWED_NAMESPACES',
+    placeholder: 'ns1,ns2',
+    description: 'namespaces the repository may create Transactions in, comma-separated (default: any)',
+  },
+} as const satisfies Flags;
+
 export const KUBE_FLAGS = {
   kubeconfig: {
     type: 'string',

@@ -1,6 +1,6 @@
 /** `janus plan [dir]`: what the transactions of a directory would change in the cluster, as diffs. */
 import { connect, whoAmI } from '../cluster.ts';
-import { defineCommand, KUBE_FLAGS, UsageError } from '../command.ts';
+import { defineCommand, KUBE_FLAGS, TRANSACTION_DIRECTORY_FLAGS, UsageError } from '../command.ts';
 import { formatDocument, outputFlag, parseOutput, processStreams } from '../output.ts';
 import { planTransaction } from '../plan-changes.ts';
 import {
@@ -38,26 +38,7 @@ Examples:
   janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
   flags: {
     ...KUBE_FLAGS,
-    'default-namespace': {
-      type: 'string',
-      env: 'JANUS_DEFAULT_NAMESPACE',
-      default: 'default',
-      placeholder: 'namespace',
-      description: 'namespace of a transaction whose transaction.yaml names none (as janus run)',
-    },
-    'allowed-namespaces': {
-      type: 'string',
-      env: 'JANUS_ALLOWED_NAMESPACES',
-      placeholder: 'ns1,ns2',
-      description: 'namespaces the repository may create Transactions in (as janus run); default any',
-    },
-    root: {
-      type: 'string',
-      env: 'JANUS_ROOT',
-      default: 'transactions',
-      placeholder: 'folder',
-      description: 'folder of the transaction directories, relative to the repository root (as janus run)',
-    },
+    ...TRANSACTION_DIRECTORY_FLAGS,
     'as-service-account': {
       type: 'boolean',
       env: 'JANUS_PLAN_AS_SERVICE_ACCOUNT',

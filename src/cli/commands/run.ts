@@ -25,7 +25,13 @@ import { Metrics } from '../../metrics/index.ts';
 import type { ResultContext } from '../../results/result-context.ts';
 import { VERSION } from '../../version.ts';
 import { createWebhookHandler } from '../../webhook/index.ts';
-import { defineCommand, positiveInt, UsageError, type Values } from '../command.ts';
+import {
+  defineCommand,
+  positiveInt,
+  TRANSACTION_DIRECTORY_FLAGS,
+  UsageError,
+  type Values,
+} from '../command.ts';
 import { controllerMetrics, startOps } from '../ops.ts';
 import {
   CONTROLLER_FLAGS,
@@ -50,13 +56,6 @@ export const RUN_FLAGS = {
     placeholder: 'name',
     description: 'the watched branch: directories that land on it are applied',
   },
-  root: {
-    type: 'string',
-    env: 'JANUS_ROOT',
-    default: 'transactions',
-    placeholder: 'folder',
-    description: 'folder holding the transaction directories',
-  },
   'results-branch': {
     type: 'string',
     env: 'JANUS_RESULTS_BRANCH',
@@ -64,19 +63,7 @@ export const RUN_FLAGS = {
     placeholder: 'name',
     description: 'branch the outcomes are committed to (its own history; never force-pushed)',
   },
-  'default-namespace': {
-    type: 'string',
-    env: 'JANUS_DEFAULT_NAMESPACE',
-    default: 'default',
-    placeholder: 'namespace',
-    description: 'namespace of a Transaction whose transaction.yaml names none',
-  },
-  'allowed-namespaces': {
-    type: 'string',
-    env: 'JANUS_ALLOWED_NAMESPACES',
-    placeholder: 'ns1,ns2',
-    description: 'namespaces this repository may create Transactions in, comma-separated (default: any)',
-  },
+  ...TRANSACTION_DIRECTORY_FLAGS,
   'poll-interval': {
     type: 'string',
     env: 'JANUS_POLL_INTERVAL',

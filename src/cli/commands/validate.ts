@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { formatDiagnostic } from '../../gitops/diagnostic.ts';
 import { dnsLabelProblem } from '../../gitops/names.ts';
 import { type TreeValidation, validateTree } from '../../gitops/validate-tree.ts';
-import { defineCommand, UsageError } from '../command.ts';
+import { defineCommand, TRANSACTION_DIRECTORY_FLAGS, UsageError } from '../command.ts';
 
 export const VALIDATE_FLAGS = {
   output: {
@@ -14,26 +14,7 @@ export const VALIDATE_FLAGS = {
     placeholder: 'json|yaml',
     description: 'also write the report to stdout in this format',
   },
-  root: {
-    type: 'string',
-    env: 'JANUS_ROOT',
-    default: 'transactions',
-    placeholder: 'folder',
-    description: 'folder holding the transaction directories, relative to a repository root',
-  },
-  'default-namespace': {
-    type: 'string',
-    env: 'JANUS_DEFAULT_NAMESPACE',
-    default: 'default',
-    placeholder: 'namespace',
-    description: 'namespace of a Transaction whose transaction.yaml names none',
-  },
-  'allowed-namespaces': {
-    type: 'string',
-    env: 'JANUS_ALLOWED_NAMESPACES',
-    placeholder: 'ns1,ns2',
-    description: 'namespaces Transactions may live in, comma-separated (default: any)',
-  },
+  ...TRANSACTION_DIRECTORY_FLAGS,
 } as const;
 
 export default defineCommand({
