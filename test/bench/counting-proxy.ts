@@ -1,10 +1,13 @@
 /**
  * A plain-HTTP reverse proxy on 127.0.0.1 in front of the kube-apiserver that counts every
  * request passing through it: API cost is measured at the HTTP layer, below any client library,
- * for Janus and for kubectl alike. Streams both ways, so watches work through it.
+ * for Janus and for kubectl alike. Streams both ways, so watches work through it. It can also
+ * hold each request for a while, to stand for the network between a controller and a remote API
+ * server.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 
 /** Per-connection headers: each side of the proxy sets its own. */
@@ -33,6 +36,8 @@ export interface CountingProxy {
   readonly url: string;
   readonly requests: CountedRequest[];
   reset(): void;
+  /** Holds every request (watches excepted) this long before forwarding it: an added round trip. */
+  setRoundTripMs(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -47,13 +52,16 @@ export async function startCountingProxy(
 ): Promise<CountingProxy> {
   const agent = new Agent({ connect: { ca: caPem }, connections: 128 });
   const requests: CountedRequest[] = [];
+  let roundTripMs = 0;
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
-    requests.push({
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      watch: url.searchParams.get('watch') === 'true',
-    });
+    const watch = url.searchParams.get('watch') === 'true';
+    requests.push({ method: req.method ?? 'GET', path: url.pathname, watch });
+    if (roundTripMs > 0 && !watch) await sleep(roundTripMs);
+    // A client that goes away (the watches of a stopped controller) ends its upstream request
+    // too; otherwise that watch lingers until the API server times it out, and close() waits.
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
     try {
       const headers = endToEnd(req.headers, ['host']);
       if (!headers.authorization && anonymousToken) headers.authorization = `Bearer ${anonymousToken}`;
@@ -63,6 +71,7 @@ export async function startCountingProxy(
         headers,
         body: hasBody ? req : null,
         dispatcher: agent,
+        signal: gone.signal,
         bodyTimeout: 0,
         headersTimeout: 60_000,
       });
@@ -81,6 +90,9 @@ export async function startCountingProxy(
     requests,
     reset: () => {
       requests.length = 0;
+    },
+    setRoundTripMs: (ms) => {
+      roundTripMs = ms;
     },
     close: async () => {
       server.closeAllConnections();
