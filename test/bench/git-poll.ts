@@ -2,115 +2,38 @@
  * Cost of polling a large repository with the real materializer, over smart HTTP (git
  * http-backend): 5,000 transaction directories in 20,000 commits, written with git fast-import.
  *
- *   node test/bench/git-poll.ts [runs]      # default 5 runs; prints JSON on stdout
- *
- * Each run is a fresh process, as a restarted `janus run` would be, with the cache directory the
- * previous runs left (as a long-running one keeps it). In it: one warm-up poll, then an idle poll
- * (nothing new), then a poll after one new commit that adds a directory. Reported per poll: wall
- * time, CPU time of the polling process (the rest is waiting for the server: git http-backend
- * spawns a process per request), resident memory after it, and the HTTP requests and bytes it
- * cost. The cluster side is an in-memory stand-in (creating a Transaction is one API request
- * whatever the repository size); everything Git is real: fetch, change listing, parsing, results
- * branch read, commit and push.
+ * Each run is a fresh process (git-poll-worker.ts), as a restarted `janus run` would be, with the
+ * cache directory the previous runs left (as a long-running one keeps it). In it: one warm-up
+ * poll, then an idle poll (nothing new), then a poll after one new commit that adds a directory.
+ * Measured per poll: wall time, CPU time of the polling process (the rest is waiting for the
+ * server: git http-backend spawns a process per request), resident memory after it, and the HTTP
+ * requests and bytes it cost. The cluster side is an in-memory stand-in (creating a Transaction is
+ * one API request whatever the repository size); everything Git is real: fetch, change listing,
+ * parsing, results branch read, commit and push.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Transaction } from '../../src/api/v1alpha1/index.ts';
-import { GitRepository } from '../../src/git/index.ts';
-import type { TransactionApi } from '../../src/gitops/cluster-transactions.ts';
-import { Materializer, type PollSummary } from '../../src/gitops/materializer.ts';
-import type { CursorStore, GitCursor } from '../../src/gitops/state.ts';
-import { silentLogger } from '../../src/log/index.ts';
-import { renderMaterialized } from '../../src/results/reporter.ts';
-import { ResultsWriter } from '../../src/results/writer.ts';
-import { git, pushCommit, startGitServer } from '../support/git-server.ts';
+import { configMapYaml, directory } from '../integration/gitops/harness.ts';
+import { type GitServer, git, pushCommit, startGitServer } from '../support/git-server.ts';
+import type { PollSample, WorkerMessage } from './git-poll-worker.ts';
+import { type Figure, figure } from './stats.ts';
 
 const DIRECTORIES = 5_000;
 const COMMITS = 20_000;
+const REPO = 'big';
+/** How figures name the measured polls. */
+const POLL_OF = `poll of ${thousands(DIRECTORIES)} directories in ${thousands(COMMITS)} commits`;
 
-interface PollSample {
-  label: string;
-  ms: number;
-  /** CPU time of this process during the poll: the wall time minus waiting for the server. */
-  cpuMs: number;
-  rssMiB: number;
-  summary: PollSummary;
+function thousands(n: number): string {
+  return n.toLocaleString('en');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Worker: one process, a few polls on command.
-
-/** The cursor in a JSON file, so it survives from one worker process to the next. */
-class FileCursorStore implements CursorStore {
-  readonly #file: string;
-  constructor(file: string) {
-    this.#file = file;
-  }
-  async load(): Promise<GitCursor | undefined> {
-    return readFile(this.#file, 'utf8').then(JSON.parse, () => undefined);
-  }
-  async save(cursor: GitCursor): Promise<void> {
-    await writeFile(this.#file, JSON.stringify(cursor));
-  }
+/** Transaction directory `name` with one ConfigMap Patch, as a user writes it. */
+function patchDirectory(name: string, configMap: string, value: string): Record<string, string> {
+  return directory(name, { changes: { '10-app.patch.yaml': configMapYaml(configMap, { release: value }) } });
 }
-
-/** Creating a Transaction costs one API request whatever the repository; here it costs nothing. */
-const inMemoryCluster: TransactionApi = {
-  async create(transaction: Transaction) {
-    return {
-      kind: 'created',
-      transaction: { ...transaction, metadata: { ...transaction.metadata, uid: 'bench' } },
-    };
-  },
-  async requestRollback() {
-    return { kind: 'requested' };
-  },
-};
-
-async function worker(url: string, cacheDir: string, cursorFile: string): Promise<void> {
-  const context = { controllerVersion: 'bench', identity: 'bench' };
-  const repository = await GitRepository.open({ location: url, cacheDir });
-  const writer = await ResultsWriter.open({ repository, batchDelayMs: 60_000 });
-  const materializer = new Materializer({
-    repository,
-    branch: 'main',
-    root: 'transactions',
-    parse: { defaultNamespace: 'default' },
-    initial: 'baseline',
-    cluster: inMemoryCluster,
-    cursor: new FileCursorStore(cursorFile),
-    results: writer,
-    recordMaterialized: (txn) => writer.write(renderMaterialized(txn, context)),
-    context,
-    log: silentLogger(),
-  });
-  process.on('message', async (message: { poll: string } | { exit: true }) => {
-    if ('exit' in message) {
-      await writer.close();
-      process.send?.({ peakRssMiB: process.resourceUsage().maxRSS / 1024 }, () => process.exit(0));
-      return;
-    }
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    const summary = await materializer.poll();
-    const ms = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    const sample: PollSample = {
-      label: message.poll,
-      ms,
-      cpuMs: (used.user + used.system) / 1000,
-      rssMiB: process.memoryUsage().rss / 2 ** 20,
-      summary,
-    };
-    process.send?.(sample);
-  });
-  process.send?.({ ready: true });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parent: the repository, the server, the runs.
 
 /** A fast-import stream: every 4th commit adds a transaction directory, the others touch code. */
 function history(): string {
@@ -120,21 +43,17 @@ function history(): string {
   for (let i = 1; i <= COMMITS; i++) {
     const time = 1_700_000_000 + i * 60;
     const message = `commit ${i}`;
-    let change: string;
-    if (i % (COMMITS / DIRECTORIES) === 0) {
-      const name = `tx-${String(i / (COMMITS / DIRECTORIES)).padStart(5, '0')}`;
-      change =
-        blob(
-          `transactions/${name}/transaction.yaml`,
-          `apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: ${name}\nspec:\n  serviceAccountName: deployer\n`,
-        ) +
-        blob(
-          `transactions/${name}/10-app.patch.yaml`,
-          `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-${i % 50}\ndata:\n  release: "${i}"\n`,
-        );
-    } else {
-      change = blob(`src/module-${i % 200}.txt`, `revision ${i}\n`);
-    }
+    const files =
+      i % (COMMITS / DIRECTORIES) === 0
+        ? patchDirectory(
+            `tx-${String(i / (COMMITS / DIRECTORIES)).padStart(5, '0')}`,
+            `app-${i % 50}`,
+            `${i}`,
+          )
+        : { [`src/module-${i % 200}.txt`]: `revision ${i}\n` };
+    const change = Object.entries(files)
+      .map(([path, text]) => blob(path, text))
+      .join('');
     parts.push(
       `commit refs/heads/main\ncommitter Bench <bench@example.invalid> ${time} +0000\n` +
         `data ${message.length}\n${message}\n${change}\n`,
@@ -154,139 +73,122 @@ async function generate(bare: string): Promise<void> {
   await git(bare, 'gc', '--quiet');
 }
 
-function startWorker(url: string, cacheDir: string, cursorFile: string): ChildProcess {
-  return fork(new URL(import.meta.url).pathname, ['--worker', url, cacheDir, cursorFile], {
-    stdio: 'inherit',
-  });
-}
-
-function request<T>(child: ChildProcess, message: unknown): Promise<T> {
+function request<T>(child: ChildProcess, message: WorkerMessage): Promise<T> {
   return new Promise((resolve) => {
     child.once('message', (reply) => resolve(reply as T));
-    child.send(message as object);
+    child.send(message);
   });
 }
 
-function figure(values: number[], unit: string) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  const r = (n: number) => Math.round(n * 10) / 10;
-  return { median: r(median), min: r(sorted[0]!), max: r(sorted.at(-1)!), runs: values.length, unit };
+interface WorkerSetup {
+  url: string;
+  cacheDir: string;
+  cursorFile: string;
 }
 
-/** Median and spread of each measure of a kind of poll. */
-function pollFigures(samples: PollSample[], traffic: Array<{ requests: number; bytes: number }>) {
+/** Runs `use` against a fresh worker process, then ends it; returns what `use` did and its peak RSS. */
+async function inWorker<T>(
+  setup: WorkerSetup,
+  use: (child: ChildProcess) => Promise<T>,
+): Promise<{ result: T; peakRssMiB: number }> {
+  const child = fork(
+    new URL('./git-poll-worker.ts', import.meta.url).pathname,
+    [setup.url, setup.cacheDir, setup.cursorFile],
+    { stdio: 'inherit' },
+  );
+  await new Promise((resolve) => child.once('message', resolve)); // { ready: true }
+  const result = await use(child);
+  const { peakRssMiB } = await request<{ peakRssMiB: number }>(child, { exit: true });
+  return { result, peakRssMiB };
+}
+
+interface MeasuredPoll {
+  sample: PollSample;
+  requests: number;
+  bytes: number;
+}
+
+/** One poll in the worker, with the HTTP requests and bytes (both ways) the server saw for it. */
+async function measuredPoll(server: GitServer, child: ChildProcess, label: string): Promise<MeasuredPoll> {
+  server.clearRequests();
+  const sample = await request<PollSample>(child, { poll: label });
+  const requests = server.requests(REPO);
   return {
-    wallMs: figure(
-      samples.map((p) => p.ms),
+    sample,
+    requests: requests.length,
+    bytes: requests.reduce((n, r) => n + r.bytesSent + r.bytesReceived, 0),
+  };
+}
+
+/** The figures of one kind of poll, named "<kind>: <measure>". */
+function pollFigures(kind: string, polls: MeasuredPoll[]): Record<string, Figure> {
+  return {
+    [`${kind}: wall time`]: figure(
+      polls.map((p) => p.sample.ms),
       'ms',
     ),
-    cpuMs: figure(
-      samples.map((p) => p.cpuMs),
+    [`${kind}: CPU time of the polling process`]: figure(
+      polls.map((p) => p.sample.cpuMs),
       'ms',
     ),
-    rssMiB: figure(
-      samples.map((p) => p.rssMiB),
+    [`${kind}: resident memory after`]: figure(
+      polls.map((p) => p.sample.rssMiB),
       'MiB',
     ),
-    requests: figure(
-      traffic.map((t) => t.requests),
+    [`${kind}: HTTP requests`]: figure(
+      polls.map((p) => p.requests),
       'requests',
     ),
-    bytes: figure(
-      traffic.map((t) => t.bytes),
-      'bytes',
+    [`${kind}: HTTP bytes (both ways)`]: figure(
+      polls.map((p) => p.bytes / 1024),
+      'KiB',
     ),
   };
 }
 
-async function main(runs: number): Promise<void> {
+export async function gitPoll(runs: number): Promise<Record<string, Figure>> {
   const scratch = await mkdtemp(join(tmpdir(), 'janus-bench-git-'));
   const server = await startGitServer();
   try {
-    const bare = await server.createRepo('big');
-    const generated = performance.now();
+    const bare = await server.createRepo(REPO);
     await generate(bare);
-    const generateSeconds = (performance.now() - generated) / 1000;
-    const packBytes =
-      Number((await git(bare, 'count-objects', '-v')).match(/size-pack: (\d+)/)?.[1] ?? 0) * 1024;
-    const cacheDir = join(scratch, 'cache');
-    const cursorFile = join(scratch, 'cursor.json');
-    const url = server.url('big');
-    const traffic = async <T>(fn: () => Promise<T>) => {
-      server.clearRequests();
-      const result = await fn();
-      const requests = server.requests('big');
-      return {
-        result,
-        requests: requests.length,
-        bytes: requests.reduce((n, r) => n + r.bytesSent + r.bytesReceived, 0),
-      };
+    const setup = {
+      url: server.url(REPO),
+      cacheDir: join(scratch, 'cache'),
+      cursorFile: join(scratch, 'cursor.json'),
     };
+    // First run: no cursor, no results branch: every directory is recorded as baseline.
+    const first = await inWorker(setup, (child) => measuredPoll(server, child, 'first run (baseline)'));
+    if (first.result.sample.summary.baseline !== DIRECTORIES)
+      throw new Error(`expected a baseline of ${DIRECTORIES}, got ${JSON.stringify(first.result.sample)}`);
 
-    // First run: no cursor, no results branch: 5,000 directories recorded as baseline.
-    const first = startWorker(url, cacheDir, cursorFile);
-    await new Promise((resolve) => first.once('message', resolve)); // ready
-    const firstRun = await traffic(() => request<PollSample>(first, { poll: 'first run (baseline)' }));
-    const firstPeak = (await request<{ peakRssMiB: number }>(first, { exit: true })).peakRssMiB;
-
-    const idle: PollSample[] = [];
-    const fresh: PollSample[] = [];
+    const idle: MeasuredPoll[] = [];
+    const oneCommit: MeasuredPoll[] = [];
     const peaks: number[] = [];
-    const idleTraffic: Array<{ requests: number; bytes: number }> = [];
-    const freshTraffic: Array<{ requests: number; bytes: number }> = [];
     for (let run = 1; run <= runs; run++) {
-      const child = startWorker(url, cacheDir, cursorFile);
-      await new Promise((resolve) => child.once('message', resolve)); // ready
-      await request<PollSample>(child, { poll: 'warm-up' });
-      const quiet = await traffic(() => request<PollSample>(child, { poll: 'idle' }));
-      idle.push(quiet.result);
-      idleTraffic.push({ requests: quiet.requests, bytes: quiet.bytes });
-      const name = `bench-new-${run}`;
-      await pushCommit(bare, 'main', {
-        [`transactions/${name}/transaction.yaml`]: `apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: ${name}\nspec:\n  serviceAccountName: deployer\n`,
-        [`transactions/${name}/10-app.patch.yaml`]: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  run: "${run}"\n`,
+      const { result, peakRssMiB } = await inWorker(setup, async (child) => {
+        await request<PollSample>(child, { poll: 'warm-up' });
+        const quiet = await measuredPoll(server, child, 'idle');
+        await pushCommit(bare, 'main', patchDirectory(`bench-new-${run}`, 'app', `${run}`));
+        const busy = await measuredPoll(server, child, 'one new commit');
+        if (busy.sample.summary.materialized !== 1)
+          throw new Error(`expected 1 materialized, got ${JSON.stringify(busy.sample.summary)}`);
+        return { quiet, busy };
       });
-      const busy = await traffic(() => request<PollSample>(child, { poll: 'one new commit' }));
-      if (busy.result.summary.materialized !== 1)
-        throw new Error(`expected 1 materialized, got ${JSON.stringify(busy.result.summary)}`);
-      fresh.push(busy.result);
-      freshTraffic.push({ requests: busy.requests, bytes: busy.bytes });
-      peaks.push((await request<{ peakRssMiB: number }>(child, { exit: true })).peakRssMiB);
+      idle.push(result.quiet);
+      oneCommit.push(result.busy);
+      peaks.push(peakRssMiB);
     }
 
-    const report = {
-      repository: {
-        directories: DIRECTORIES,
-        commits: COMMITS + 1 + runs,
-        packMiB: Math.round(packBytes / 2 ** 20),
-        generateSeconds: Math.round(generateSeconds * 10) / 10,
-      },
-      firstRunBaseline: {
-        ms: Math.round(firstRun.result.ms),
-        cpuMs: Math.round(firstRun.result.cpuMs),
-        rssMiB: Math.round(firstRun.result.rssMiB),
-        peakRssMiB: Math.round(firstPeak),
-        requests: firstRun.requests,
-        bytes: firstRun.bytes,
-        baseline: firstRun.result.summary.baseline,
-      },
-      idlePoll: pollFigures(idle, idleTraffic),
-      pollAfterOneNewCommit: pollFigures(fresh, freshTraffic),
-      peakRssMiBPerProcess: figure(peaks, 'MiB'),
-      node: process.version,
+    return {
+      [`${POLL_OF}, first run (all recorded as baseline): wall time`]: figure([first.result.sample.ms], 'ms'),
+      [`${POLL_OF}, first run: peak resident memory`]: figure([first.peakRssMiB], 'MiB'),
+      ...pollFigures(`${POLL_OF}, idle`, idle),
+      ...pollFigures(`${POLL_OF}, one new commit`, oneCommit),
+      [`${POLL_OF}, later runs: peak resident memory`]: figure(peaks, 'MiB'),
     };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } finally {
     await server.stop();
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-if (process.argv[2] === '--worker') {
-  const [, , , url, cacheDir, cursorFile] = process.argv;
-  await worker(url ?? '', cacheDir ?? '', cursorFile ?? '');
-} else {
-  await main(Number(process.argv[2] ?? 5));
 }
