@@ -26,7 +26,7 @@ const results: Record<string, Record<string, Figure>> = {};
 const bench = await startBench();
 try {
   if (selected.includes('api')) results['API requests'] = await apiCost(bench, 3);
-  if (selected.includes('throughput')) results.Throughput = await throughput(bench, 3);
+  if (selected.includes('throughput')) results.Throughput = await throughput(bench, 5);
   if (selected.includes('latency')) results.Latency = await latency(bench, 7);
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
   if (selected.includes('git'))
