@@ -1,5 +1,9 @@
-/** Metrics and the operations server, as the long-running commands (controller, run) use them. */
-import type { ControllerMetrics } from '../controller/controller.ts';
+/**
+ * The parts the long-running commands (controller, run) share: metrics, the operations server,
+ * and the saga controller they run while they lead.
+ */
+import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
+import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { type NamedCheck, type OpsServer, startOpsServer } from '../server/index.ts';
@@ -27,7 +31,7 @@ export function parseBindAddress(value: string): { host: string; port: number } 
 }
 
 /** The controller's view of the metrics registry. */
-export function controllerMetrics(metrics: Metrics): ControllerMetrics {
+function controllerMetrics(metrics: Metrics): ControllerMetrics {
   return {
     ...metrics,
     transition: metrics.transition,
@@ -58,4 +62,53 @@ export async function startOps(opts: {
     ...(opts.webhook && { webhook: opts.webhook }),
     logger: opts.log,
   });
+}
+
+/** Starts the saga controller on the leader: reconciles Transactions until stopped. */
+export function startTransactionController(opts: {
+  client: KubeClient;
+  controllerNamespace: string;
+  watchNamespace: string | undefined;
+  concurrency: number;
+  metrics: Metrics;
+  log: Logger;
+}): TransactionController {
+  const controller = new TransactionController({ ...opts, metrics: controllerMetrics(opts.metrics) });
+  controller.start();
+  opts.log.info(
+    { namespace: opts.watchNamespace ?? '(all)', concurrency: opts.concurrency },
+    'controller started',
+  );
+  return controller;
+}
+
+/** Ready once the leader's controller has listed and watched Transactions; a standby is ready to take over. */
+export function informersSyncedCheck(current: () => TransactionController | undefined): NamedCheck {
+  return {
+    name: 'informers-synced',
+    check: () => {
+      const controller = current();
+      if (!controller) return { ok: true, detail: 'standby' };
+      return controller.hasSynced()
+        ? { ok: true, detail: 'Transactions listed and watched' }
+        : { ok: false, detail: 'listing Transactions' };
+    },
+  };
+}
+
+/** At debug level, one log line per API request: what a support case needs to see. */
+export function logApiRequests(client: KubeClient, log: Logger): void {
+  if (!log.isLevelEnabled('debug')) return;
+  client.connection.observe((r) =>
+    log.debug(
+      {
+        n: client.connection.requestCount,
+        method: r.method,
+        path: r.path,
+        status: r.status,
+        as: r.impersonating,
+      },
+      'api request',
+    ),
+  );
 }

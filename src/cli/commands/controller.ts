@@ -1,14 +1,20 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseDuration } from '../../api/duration.ts';
-import { TransactionController } from '../../controller/controller.ts';
+import type { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
 import { LeaderElector } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
-import { controllerMetrics, OPS_FLAGS, startOps } from '../ops.ts';
+import {
+  informersSyncedCheck,
+  logApiRequests,
+  OPS_FLAGS,
+  startOps,
+  startTransactionController,
+} from '../ops.ts';
 
 const IN_CLUSTER_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -177,20 +183,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       context: values.context,
       userAgent: `janus-controller/${VERSION}`,
     });
-    if (log.isLevelEnabled('debug')) {
-      client.connection.observe((r) =>
-        log.debug(
-          {
-            n: client.connection.requestCount,
-            method: r.method,
-            path: r.path,
-            status: r.status,
-            as: r.impersonating,
-          },
-          'api request',
-        ),
-      );
-    }
+    logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
     const concurrency = positiveInt(values.concurrency, 'concurrency');
     const metrics = new Metrics({ defaultMetrics: true });
@@ -201,18 +194,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       bindAddress: values['metrics-bind-address'],
       metrics,
       log,
-      ready: [
-        {
-          name: 'informers-synced',
-          // A standby has nothing to sync and is ready to take over.
-          check: () =>
-            !controller
-              ? { ok: true, detail: 'standby' }
-              : controller.hasSynced()
-                ? { ok: true, detail: 'Transactions listed and watched' }
-                : { ok: false, detail: 'listing Transactions' },
-        },
-      ],
+      ready: [informersSyncedCheck(() => controller)],
     });
     await runUntilSignal({
       client,
@@ -223,17 +205,15 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       log,
       onLeading: (leading) => metrics.setLeader(leading),
       work: async (signal) => {
-        const running = new TransactionController({
+        const running = startTransactionController({
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
           concurrency,
+          metrics,
           log,
-          metrics: controllerMetrics(metrics),
         });
         controller = running;
-        running.start();
-        log.info({ namespace: values.namespace ?? '(all)', concurrency }, 'controller started');
         await new Promise<void>((resolve) =>
           signal.addEventListener('abort', () => resolve(), { once: true }),
         );

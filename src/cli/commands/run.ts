@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseDuration } from '../../api/duration.ts';
-import { TransactionController } from '../../controller/controller.ts';
+import type { TransactionController } from '../../controller/controller.ts';
 import {
   type CredentialsProvider,
   credentialsProvider,
@@ -32,7 +32,7 @@ import {
   UsageError,
   type Values,
 } from '../command.ts';
-import { controllerMetrics, startOps } from '../ops.ts';
+import { informersSyncedCheck, logApiRequests, startOps, startTransactionController } from '../ops.ts';
 import {
   CONTROLLER_FLAGS,
   controllerNamespace,
@@ -209,6 +209,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       context: values.context,
       userAgent: `janus/${VERSION}`,
     });
+    logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
     const metrics = new Metrics({ defaultMetrics: true });
     metrics.observeKubeRequests(client.connection);
@@ -253,15 +254,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       log,
       ...(webhook && { webhook }),
       ready: [
-        {
-          name: 'informers-synced',
-          check: () =>
-            !term
-              ? { ok: true, detail: 'standby' }
-              : term.controller.hasSynced()
-                ? { ok: true, detail: 'Transactions listed and watched' }
-                : { ok: false, detail: 'listing Transactions' },
-        },
+        informersSyncedCheck(() => term?.controller),
         {
           name: 'git-reachable',
           check: () => (term ? term.poller.readiness() : { ok: true, detail: 'standby' }),
@@ -278,15 +271,14 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       log,
       onLeading: (leading) => metrics.setLeader(leading),
       work: async (signal) => {
-        const controller = new TransactionController({
+        const controller = startTransactionController({
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
           concurrency,
+          metrics,
           log,
-          metrics: controllerMetrics(metrics),
         });
-        controller.start();
         const git = await startGitSide(
           {
             client,
