@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runJanusCommand } from '../../support/janus-run.ts';
+import { janus } from '../cli/cli.ts';
 import { configMapYaml, directory } from './harness.ts';
 
 let repo: string;
@@ -31,13 +31,13 @@ const bad = () => ({
 describe('janus validate', () => {
   it('exits 0 for a repository whose directories are all valid', async () => {
     await write(good());
-    const result = await runJanusCommand('validate', ['.'], { cwd: repo });
+    const result = await janus(['validate', '.'], { cwd: repo });
     expect(result).toMatchObject({ code: 0, stdout: '', stderr: '1 transaction directory, all valid\n' });
   });
 
   it('exits 1 and prints file:line:column diagnostics for an invalid directory', async () => {
     await write({ ...good(), ...bad() });
-    const result = await runJanusCommand('validate', [repo, '-o', 'json']);
+    const result = await janus(['validate', repo, '-o', 'json']);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'transactions/bad/20-app.update.yaml:4:9: metadata.name: v1 ConfigMap default/app is already changed by ' +
@@ -65,9 +65,8 @@ describe('janus validate', () => {
         changes: { '10-app.patch.yaml': configMapYaml('app', {}) },
       }),
     );
-    const result = await runJanusCommand(
-      'validate',
-      ['transactions/elsewhere', '--allowed-namespaces', 'staging', '-o', 'yaml'],
+    const result = await janus(
+      ['validate', 'transactions/elsewhere', '--allowed-namespaces', 'staging', '-o', 'yaml'],
       {
         cwd: repo,
       },
@@ -80,7 +79,7 @@ describe('janus validate', () => {
       ok: false,
       directories: [{ path: 'elsewhere', ok: false }],
     });
-    const allowed = await runJanusCommand('validate', ['transactions/elsewhere'], {
+    const allowed = await janus(['validate', 'transactions/elsewhere'], {
       cwd: repo,
       env: { JANUS_ALLOWED_NAMESPACES: 'prod,staging' },
     });
@@ -89,7 +88,7 @@ describe('janus validate', () => {
 
   it('exits 2 on usage errors', async () => {
     for (const args of [['no-such-dir'], ['.', '-o', 'xml'], ['.', 'extra'], ['.', '--bogus']]) {
-      const result = await runJanusCommand('validate', args, { cwd: repo });
+      const result = await janus(['validate', ...args], { cwd: repo });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^janus: /);
     }
