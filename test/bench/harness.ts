@@ -2,13 +2,12 @@
  * What every benchmark needs: the test control plane, a counting proxy in front of it, admin
  * access, and controller processes (as the controller identity) that talk through the proxy.
  */
-import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
 import { kubeconfigYaml } from '../support/control-plane.ts';
 import { type ControllerProcess, startController } from '../support/controller-process.ts';
-import { ALL_ON_CONFIGMAPS, serviceAccount } from '../support/saga.ts';
+import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
 import { startTestEnvironment, type TestEnvironment } from '../support/test-env.ts';
 import { type CountingProxy, startCountingProxy } from './counting-proxy.ts';
 
@@ -57,10 +56,7 @@ export async function startBench(): Promise<Bench> {
     admin,
     proxied,
     async namespace(label) {
-      const name = `bench-${label}-${randomBytes(3).toString('hex')}`;
-      await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await serviceAccount(admin, name, 'deployer', [ALL_ON_CONFIGMAPS]);
-      return name;
+      return testNamespace(admin, `bench-${label}`, { deployer: [ALL_ON_CONFIGMAPS] });
     },
     async controller(namespace, extraArgs = ['--no-leader-elect']) {
       const c = await startController({

@@ -38,3 +38,16 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
     { logFile: join(dir, 'controller.log'), env: opts.env },
   );
 }
+
+/** Runs `body` with a controller process, stopped afterwards whatever happens. */
+export async function withController<T>(
+  opts: ControllerProcessOptions,
+  body: (controller: ControllerProcess) => Promise<T>,
+): Promise<T> {
+  const controller = await startController(opts);
+  try {
+    return await body(controller);
+  } finally {
+    await controller.stop();
+  }
+}

@@ -1,4 +1,5 @@
 /** Fixtures for saga tests: a ServiceAccount with chosen rights, Transactions, and waiting on phases. */
+import { randomBytes } from 'node:crypto';
 import type { Change, Phase, Transaction } from '../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../src/kube/client.ts';
 import type { KubeObject, Objects } from '../../src/kube/resources.ts';
@@ -11,6 +12,25 @@ export interface Rule {
 }
 
 export const ALL_ON_CONFIGMAPS: Rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['*'] };
+
+/**
+ * A namespace of its own for one test (`<prefix>-<random>`, so tests run side by side); with
+ * `deployer`, a ServiceAccount "deployer" with exactly those rights, for the transactions.
+ */
+export async function testNamespace(
+  admin: Objects,
+  prefix: string,
+  opts: { deployer?: Rule[]; labels?: Record<string, string> } = {},
+): Promise<string> {
+  const name = `${prefix}-${randomBytes(3).toString('hex')}`;
+  await admin.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, ...(opts.labels && { labels: opts.labels }) },
+  });
+  if (opts.deployer) await serviceAccount(admin, name, 'deployer', opts.deployer);
+  return name;
+}
 
 /** A ServiceAccount bound to a Role with exactly these rules. */
 export async function serviceAccount(

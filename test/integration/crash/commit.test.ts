@@ -3,19 +3,15 @@
  * API requests, for a saga that commits: the restarted controller must end exactly where an
  * uninterrupted run ends, with no duplicate apply, no false conflict and no leaked Lease.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type Outcome, run } from '../../support/crash.ts';
 import { committingScenario } from '../../support/crash-scenarios.ts';
 import { useClients } from '../../support/kube.ts';
+import { testNamespace } from '../../support/saga.ts';
 
 const clients = useClients();
 
-async function freshNamespace(label: string): Promise<string> {
-  const name = `crash-commit-${label}-${randomBytes(3).toString('hex')}`;
-  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  return name;
-}
+const freshNamespace = (label: string) => testNamespace(clients.admin, `crash-commit-${label}`);
 
 describe('a committing saga killed after every API request', () => {
   // One saga per API request, each with two controller starts: minutes, not seconds.

@@ -3,22 +3,19 @@
  * before it are undone. Killed after each API request and restarted, it must still end RolledBack
  * with every target as it was, no false conflict and no leaked Lease.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { failAtCommit } from '../../support/admission.ts';
 import { type Outcome, run } from '../../support/crash.ts';
 import { REFUSED_OBJECT, rollingBackScenario } from '../../support/crash-scenarios.ts';
 import { useClients } from '../../support/kube.ts';
+import { testNamespace } from '../../support/saga.ts';
 
 const clients = useClients();
 const LABEL = { 'janus-test/fail-at-commit': 'crash-rollback' };
 let removePolicy: (() => Promise<void>) | undefined;
 
-async function freshNamespace(label: string): Promise<string> {
-  const name = `crash-rollback-${label}-${randomBytes(3).toString('hex')}`;
-  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: LABEL } });
-  return name;
-}
+const freshNamespace = (label: string) =>
+  testNamespace(clients.admin, `crash-rollback-${label}`, { labels: LABEL });
 
 afterAll(async () => {
   await removePolicy?.();

@@ -3,7 +3,6 @@
  * over their write), and after commit (rollback leaves that target alone, undoes the others,
  * and ends Failed without looping).
  */
-import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
@@ -21,7 +20,7 @@ import {
   fourTargets,
   getTxn,
   leasesOf,
-  serviceAccount,
+  testNamespace,
   transaction,
   waitForPhase,
 } from '../../support/saga.ts';
@@ -29,9 +28,7 @@ import {
 const clients = useClients();
 
 async function namespaceWithTargets(label: string): Promise<string> {
-  const name = `conflict-${label}-${randomBytes(3).toString('hex')}`;
-  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await serviceAccount(clients.admin, name, 'deployer', [ALL_ON_CONFIGMAPS]);
+  const name = await testNamespace(clients.admin, `conflict-${label}`, { deployer: [ALL_ON_CONFIGMAPS] });
   await fourTargets(clients.admin, name);
   return name;
 }

@@ -1,11 +1,10 @@
 /** Deadlines, rollback on request, retried and recovered rollbacks, and deletion in every phase. */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { leaseName } from '../../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../../src/saga/targets.ts';
 import { failAtCommit } from '../../support/admission.ts';
-import { type ControllerProcess, startController } from '../../support/controller-process.ts';
+import { type ControllerProcess, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { runUntil, stepOf } from '../../support/paused.ts';
@@ -17,7 +16,7 @@ import {
   data,
   getTxn,
   leasesOf,
-  serviceAccount,
+  testNamespace,
   transaction,
   txnRef,
   waitForPhase,
@@ -26,9 +25,7 @@ import {
 const clients = useClients();
 
 async function namespace(label: string, names: string[] = ['a', 'b']): Promise<string> {
-  const name = `life-${label}-${randomBytes(3).toString('hex')}`;
-  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await serviceAccount(clients.admin, name, 'deployer', [ALL_ON_CONFIGMAPS]);
+  const name = await testNamespace(clients.admin, `life-${label}`, { deployer: [ALL_ON_CONFIGMAPS] });
   for (const cm of names) await clients.admin.create(configMap(name, cm, { v: 'original' }));
   return name;
 }
@@ -57,14 +54,8 @@ async function foreignLock(ns: string, target: string): Promise<string> {
   return name;
 }
 
-async function withController<T>(ns: string, body: (c: ControllerProcess) => Promise<T>): Promise<T> {
-  const controller = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns });
-  try {
-    return await body(controller);
-  } finally {
-    await controller.stop();
-  }
-}
+const controllerFor = <T>(ns: string, body: (c: ControllerProcess) => Promise<T>): Promise<T> =>
+  withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns }, body);
 
 const deadlinePassed = async (ns: string, name: string) => {
   const deadline = Date.parse((await getTxn(clients.admin, ns, name)).status?.deadline ?? '');
@@ -75,7 +66,7 @@ describe('deadline', () => {
   it('fails a transaction that could not commit anything in time, leaving targets and foreign locks alone', async () => {
     const ns = await namespace('deadline-none');
     const foreign = await foreignLock(ns, 'b');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(patchAB(ns, 'late', { timeout: '3s' }));
       await eventually(async () => {
         const reconciling = (await getTxn(clients.admin, ns, 'late')).status?.conditions?.find(
@@ -123,7 +114,7 @@ describe('deadline', () => {
     );
     expect(await data(clients.admin, ns, 'a')).toEqual({ v: 'new' });
     await deadlinePassed(ns, 'late');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       const txn = await waitForPhase(clients.admin, ns, 'late', 'RolledBack');
       expect(await data(clients.admin, ns, 'a')).toEqual({ v: 'original' });
       expect(await data(clients.admin, ns, 'b')).toEqual({ v: 'original' });
@@ -139,7 +130,7 @@ describe('deadline', () => {
 describe('rollback on request', () => {
   it('rolls back a transaction committed longer ago than its timeout, and consumes the annotation', async () => {
     const ns = await namespace('request');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(patchAB(ns, 'old', { timeout: '2s' }));
       await waitForPhase(clients.admin, ns, 'old', 'Committed');
       await deadlinePassed(ns, 'old');
@@ -161,7 +152,7 @@ describe('rollback on request', () => {
 
   it('retries a rollback that failed: automatically with backoff, and at once on retry-rollback', async () => {
     const ns = await namespace('retry');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(patchAB(ns, 'stuck'));
       await waitForPhase(clients.admin, ns, 'stuck', 'Committed');
       // Take away the ServiceAccount's rights: the rollback is refused (not a conflict).
@@ -202,7 +193,7 @@ describe('deletion', () => {
     await clients.admin.create(patchAB(ns, 'never-seen'));
     await clients.admin.delete(txnRef(ns, 'never-seen'));
     await gone(ns, 'never-seen');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(patchAB(ns, 'done'));
       await waitForPhase(clients.admin, ns, 'done', 'Committed');
       await eventually(async () =>
@@ -218,7 +209,7 @@ describe('deletion', () => {
   it('releases the locks of a transaction waiting for a lock, and rolls nothing back', async () => {
     const ns = await namespace('delete-waiting');
     await foreignLock(ns, 'b');
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(patchAB(ns, 'waiting'));
       await eventually(async () =>
         expect(
@@ -248,7 +239,7 @@ describe('deletion', () => {
     await runUntil(clients.admin, clients.kubeconfigs.controller, patchAB(ns, 'mid'), firstCommit);
     await clients.admin.delete(txnRef(ns, 'mid'));
     expect((await getTxn(clients.admin, ns, 'mid')).metadata.deletionTimestamp).toBeDefined();
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await gone(ns, 'mid');
       expect(await leasesOf(clients.admin, ns)).toEqual([]);
       expect(await data(clients.admin, ns, 'a')).toEqual({ v: 'new' });
@@ -281,7 +272,7 @@ describe('deletion', () => {
       );
       expect(paused.status?.phase).toBe('RollingBack');
       await clients.admin.delete(txnRef(ns, 'mid-rollback'));
-      await withController(ns, async () => {
+      await controllerFor(ns, async () => {
         await gone(ns, 'mid-rollback');
         expect(
           (await leasesOf(clients.admin, ns)).filter(

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PatchType } from '../../../src/kube/client.ts';
 import { leaseName, microTime } from '../../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../../src/saga/targets.ts';
-import { type ControllerProcess, startController } from '../../support/controller-process.ts';
+import { type ControllerProcess, startController, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import {
@@ -18,28 +18,18 @@ import {
   data,
   getTxn,
   leasesOf,
-  serviceAccount,
+  testNamespace,
   transaction,
   waitForPhase,
 } from '../../support/saga.ts';
 
 const clients = useClients();
 
-async function namespace(label: string, rules = [ALL_ON_CONFIGMAPS]): Promise<string> {
-  const name = `locks-${label}-${randomBytes(3).toString('hex')}`;
-  await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await serviceAccount(clients.admin, name, 'deployer', rules);
-  return name;
-}
+const namespace = (label: string, rules = [ALL_ON_CONFIGMAPS]): Promise<string> =>
+  testNamespace(clients.admin, `locks-${label}`, { deployer: rules });
 
-async function withController<T>(ns: string, body: (c: ControllerProcess) => Promise<T>): Promise<T> {
-  const controller = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns });
-  try {
-    return await body(controller);
-  } finally {
-    await controller.stop();
-  }
-}
+const controllerFor = <T>(ns: string, body: (c: ControllerProcess) => Promise<T>): Promise<T> =>
+  withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns }, body);
 
 const reconciling = async (ns: string, name: string) =>
   (await getTxn(clients.admin, ns, name)).status?.conditions?.find((c) => c.type === 'Reconciling');
@@ -58,7 +48,7 @@ describe('locks', () => {
         renewTime: microTime(Date.now()),
       },
     });
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(
         transaction(ns, 'patient', [{ target: cmTarget('a'), type: 'Patch', content: { data: { v: '2' } } }]),
       );
@@ -98,7 +88,7 @@ describe('locks', () => {
     // The later commit's transaction exists first.
     await clients.admin.create(fromGit('second', 2));
     await clients.admin.create(fromGit('first', 1));
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       const second = await waitForPhase(clients.admin, ns, 'second', 'Committed');
       const first = await waitForPhase(clients.admin, ns, 'first', 'Committed');
       expect(await data(clients.admin, ns, 'shared')).toEqual({ v: 'second' });
@@ -131,7 +121,7 @@ describe('locks', () => {
       subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace: ns }],
     });
     const created = `${role}-made`;
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(
         transaction(ns, 'cluster', [
           {
@@ -176,7 +166,7 @@ describe('rollback store', () => {
       metadata: { name: 'creds', namespace: ns },
       stringData: { password },
     });
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(
         transaction(ns, 'rotate', [
           {
@@ -219,7 +209,7 @@ describe('rollback store', () => {
     const big = (seed: string) => ({ blob: seed.repeat((600 * 1024) / seed.length), v: 'original' });
     for (const name of ['big-a', 'big-b', 'big-c'])
       await clients.admin.create(configMap(ns, name, big(name)));
-    await withController(ns, async () => {
+    await controllerFor(ns, async () => {
       await clients.admin.create(
         transaction(
           ns,
