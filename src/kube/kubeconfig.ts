@@ -134,8 +134,9 @@ export function parseKubeConfig(text: string, file: string): KubeConfig {
       ...c,
       ...(c.caFile && { caFile: absolute(c.caFile) }),
     }));
-    const users = newUsers(doc.users).map((u, i): KubeUser => {
-      const tokenFile = doc.users?.[i]?.user?.tokenFile;
+    const users = newUsers(doc.users).map((u): KubeUser => {
+      // client-node's reader drops kubectl's tokenFile: take it from the same entry, by name.
+      const tokenFile = doc.users?.find((raw) => raw.name === u.name)?.user?.tokenFile;
       return {
         ...u,
         ...(u.certFile && { certFile: absolute(u.certFile) }),
@@ -151,7 +152,7 @@ export function parseKubeConfig(text: string, file: string): KubeConfig {
 
 interface RawKubeConfig {
   clusters?: unknown;
-  users?: { user?: { tokenFile?: string } }[];
+  users?: { name?: string; user?: { tokenFile?: string } }[];
   contexts?: unknown;
   'current-context'?: string;
 }

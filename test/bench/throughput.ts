@@ -100,7 +100,7 @@ export async function throughput(b: Bench, runs: number): Promise<Record<string,
   const drains = new Map<number, Drain[]>(CONCURRENCIES.map((c) => [c, []]));
   const remote = new Map<number, Drain[]>(CONCURRENCIES.map((c) => [c, []]));
   // Unmeasured: the API server's first Transactions cost it seconds of one-time work.
-  await drain(b, CONCURRENCIES[CONCURRENCIES.length - 1] ?? 1);
+  await drain(b, Math.max(...CONCURRENCIES));
   for (let r = 0; r < runs; r++) {
     for (const c of CONCURRENCIES) drains.get(c)?.push(await drain(b, c));
     for (const c of CONCURRENCIES) remote.get(c)?.push(await drain(b, c, REMOTE_ROUND_TRIP_MS));
