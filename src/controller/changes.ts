@@ -11,6 +11,7 @@ import { cleanForRestore, patchIsUndone, reverseApply, sameContent } from '../sa
 import {
   ANNOTATION_APPLIED_BY,
   appliedByValue,
+  committedFieldManager,
   describeTarget,
   fieldManager,
   isAppliedBy,
@@ -61,34 +62,33 @@ export function describeFailure(item: Item, verb: string, e: unknown): string {
   return `change ${item.index} (${item.change.type} ${describeTarget(item.target)}): ${verb} refused: ${reason}`;
 }
 
-/** Server-side dry run of a change against the state read at prepare; throws when refused. */
-export async function dryRun(run: SagaRun, item: Item, prior: KubeObject | undefined): Promise<void> {
+/**
+ * Server-side dry run of a change, as the ServiceAccount, against the target's current state;
+ * throws when refused. It runs before the target is locked, so it is what proves the
+ * ServiceAccount may make the change at all; the commit's own resourceVersion precondition
+ * covers whatever happens between it and the lock.
+ */
+export async function dryRun(run: SagaRun, item: Item): Promise<void> {
   const sa = run.asServiceAccount();
-  const rv = prior?.metadata.resourceVersion;
   switch (item.change.type) {
     case 'Create':
       await sa.create(desiredObject(run, item), { dryRun: true, fieldManager: fieldManager(run.txn) });
       return;
     case 'Update':
-      await sa.replace(desiredObject(run, item, rv), { dryRun: true, fieldManager: fieldManager(run.txn) });
+      await sa.replace(desiredObject(run, item), { dryRun: true, fieldManager: fieldManager(run.txn) });
       return;
     case 'Patch':
-      await sa.apply(desiredObject(run, item, rv), {
+      await sa.apply(desiredObject(run, item), {
         dryRun: true,
         fieldManager: fieldManager(run.txn),
         force: true,
       });
       return;
     case 'Delete':
-      if (prior) await sa.delete(refOf(item), { dryRun: true, preconditions: preconditionsOf(prior) });
+      await sa.delete(refOf(item), { dryRun: true });
       return;
   }
 }
-
-const preconditionsOf = (obj: KubeObject) => ({
-  resourceVersion: obj.metadata.resourceVersion,
-  uid: obj.metadata.uid,
-});
 
 /** Applies a change, conditionally on the resourceVersion seen at prepare. */
 export async function commit(run: SagaRun, item: Item, prepared: ItemStatus): Promise<CommitResult> {
@@ -97,18 +97,20 @@ export async function commit(run: SagaRun, item: Item, prepared: ItemStatus): Pr
   try {
     switch (item.change.type) {
       case 'Create': {
-        const created = await sa.create(desiredObject(run, item), { fieldManager: fieldManager(run.txn) });
+        const created = await sa.create(desiredObject(run, item), {
+          fieldManager: committedFieldManager(run.txn),
+        });
         return committed(created, false);
       }
       case 'Update': {
         const replaced = await sa.replace(desiredObject(run, item, rv), {
-          fieldManager: fieldManager(run.txn),
+          fieldManager: committedFieldManager(run.txn),
         });
         return committed(replaced, false);
       }
       case 'Patch': {
         const applied = await sa.apply(desiredObject(run, item, rv), {
-          fieldManager: fieldManager(run.txn),
+          fieldManager: committedFieldManager(run.txn),
           force: true,
         });
         return committed(applied, false);
@@ -179,7 +181,7 @@ export async function undo(
     const restored = cleanForRestore(prior);
     switch (item.change.type) {
       case 'Delete':
-        await sa.create(restored, { fieldManager: fieldManager(run.txn) });
+        await sa.create(restored, { fieldManager: committedFieldManager(run.txn) });
         return { kind: 'undone' };
       case 'Create':
       case 'Update':
@@ -191,7 +193,7 @@ export async function undo(
       case 'Patch': {
         const reverse = reverseApply(desiredObject(run, item), prior);
         if (rv) reverse.metadata.resourceVersion = rv;
-        await sa.apply(reverse, { fieldManager: fieldManager(run.txn), force: true });
+        await sa.apply(reverse, { fieldManager: committedFieldManager(run.txn), force: true });
         return { kind: 'undone' };
       }
     }

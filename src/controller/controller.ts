@@ -73,13 +73,14 @@ export class TransactionController {
     this.#discovery = new Discovery(opts.client);
     for (const m of CORE_MAPPINGS) this.#discovery.seed(m);
     this.#discovery.seed({ group: GROUP, version: VERSION, kind: KIND, resource: PLURAL, namespaced: true });
+    const locks = new LeaseLocks(opts.client, {
+      now,
+      ...(opts.metrics && { onEvent: opts.metrics.lockOperation }),
+    });
     const deps: SagaDeps = {
       client: opts.client,
       objects: new Objects(opts.client, this.#discovery),
-      locks: new LeaseLocks(opts.client, {
-        now,
-        ...(opts.metrics && { onEvent: opts.metrics.lockOperation }),
-      }),
+      locks,
       store: new RollbackStore(opts.client),
       events: new EventRecorder(opts.client, {
         component: 'janus-controller',
@@ -91,7 +92,7 @@ export class TransactionController {
       now,
       controllerNamespace: opts.controllerNamespace,
       serviceAccounts: new ServiceAccounts(opts.client, now),
-      heldLocks: new HeldLocks(),
+      heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       queuedAhead: (txn, keys) => this.#queuedAhead(txn, keys),
       onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),
     };
@@ -127,6 +128,7 @@ export class TransactionController {
   async stop(): Promise<void> {
     clearInterval(this.#gaugeTimer);
     await this.#queue.shutdown();
+    this.#deps.heldLocks.stop();
     await this.informer.stop();
   }
 

@@ -37,7 +37,7 @@ export async function holdLocks(run: SagaRun, items: readonly Item[]): Promise<L
     if (held && !needsRenewal(held.renewedAtMs, held.durationSeconds, deps.now())) continue;
     if (held) {
       try {
-        deps.heldLocks.set(uid, await deps.locks.renew(txn, held));
+        await deps.heldLocks.renew(txn, held);
         continue;
       } catch (e) {
         if (!(e instanceof LockLostError)) throw e;
@@ -46,7 +46,7 @@ export async function holdLocks(run: SagaRun, items: readonly Item[]): Promise<L
     }
     const result = await deps.locks.acquire(txn, lock, duration);
     if (result.held) {
-      deps.heldLocks.set(uid, result.lock);
+      deps.heldLocks.set(txn, result.lock);
       continue;
     }
     const until = result.expiresAtMs !== undefined ? result.expiresAtMs - deps.now() : MAX_WAIT_POLL_MS;
@@ -68,9 +68,10 @@ export async function confirmLock(run: SagaRun, item: Item): Promise<void> {
   const uid = txn.metadata.uid ?? '';
   const held = deps.heldLocks.get(uid, item.lock.namespace, item.lock.name);
   if (held) {
-    if (needsRenewal(held.renewedAtMs, held.durationSeconds, deps.now())) {
-      deps.heldLocks.set(uid, await deps.locks.renew(txn, held));
-    }
+    // Renewed in the background while held; this catches a renewal that is overdue (the
+    // process was paused) before a write relies on the lock.
+    if (needsRenewal(held.renewedAtMs, held.durationSeconds, deps.now()))
+      await deps.heldLocks.renew(txn, held);
     return;
   }
   // After a restart: re-adopt the Lease if it still names us.
@@ -78,7 +79,7 @@ export async function confirmLock(run: SagaRun, item: Item): Promise<void> {
   if (!result.held) throw new LockLostError(item.lock, `now held by ${holderTransaction(result.holder)}`);
   if (result.tookOver)
     throw new LockLostError(item.lock, 'it expired while this transaction was not running');
-  deps.heldLocks.set(uid, result.lock);
+  deps.heldLocks.set(txn, result.lock);
 }
 
 /** Releases every lock of the transaction (one request per namespace) and forgets them. */

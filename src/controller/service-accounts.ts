@@ -4,7 +4,24 @@
  * cached briefly so a busy namespace does not pay one read per transaction.
  */
 import type { KubeClient } from '../kube/client.ts';
-import { isNotFound } from '../kube/errors.ts';
+import { isForbidden, isNotFound, type KubeApiError } from '../kube/errors.ts';
+
+/** Why a transaction cannot go on: a condition reason and a message for people. */
+export interface Refusal {
+  reason: string;
+  message: string;
+}
+
+/**
+ * The controller's own requests in a namespace that has not opted in to Janus are refused by
+ * RBAC: that is a configuration to fix, said plainly, not an error to retry.
+ */
+export function notGranted(namespace: string, e: KubeApiError): Refusal {
+  return {
+    reason: 'NamespaceNotGranted',
+    message: `Janus has not been granted namespace "${namespace}": bind the ClusterRole janus-tenant there to the controller's ServiceAccount (docs/security.md); the API server said: ${e.serverMessage}`,
+  };
+}
 
 const TTL_MS = 30_000;
 
@@ -16,6 +33,23 @@ export class ServiceAccounts {
   constructor(client: KubeClient, now: () => number = Date.now) {
     this.#client = client;
     this.#now = now;
+  }
+
+  /**
+   * Why a transaction running as this ServiceAccount cannot go on, if it cannot: the account
+   * does not exist, or the namespace never granted Janus the right to look (and so to act).
+   */
+  async refusal(namespace: string, name: string): Promise<Refusal | undefined> {
+    try {
+      if (await this.exists(namespace, name)) return undefined;
+    } catch (e) {
+      if (isForbidden(e)) return notGranted(namespace, e);
+      throw e;
+    }
+    return {
+      reason: 'ServiceAccountNotFound',
+      message: `ServiceAccount "${name}" not found in namespace "${namespace}": every change runs as it, so nothing more was done`,
+    };
   }
 
   async exists(namespace: string, name: string): Promise<boolean> {

@@ -6,6 +6,7 @@
  * go to Secret objects only, so secret data never lands in a ConfigMap. The first ConfigMap holds
  * `index.json`, which says where every snapshot is.
  */
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/resources.ts';
 
 export interface Snapshot {
@@ -42,9 +43,26 @@ export interface EncodedStore {
 export const OBJECT_BUDGET_BYTES = 900 * 1024;
 export const INDEX_KEY = 'index.json';
 
-const isSecret = (s: Snapshot) => s.prior?.kind === 'Secret' && s.prior.apiVersion === 'v1';
+/**
+ * Where a prior state may be kept so it is never readable by more people than its source. A
+ * ConfigMap in the transaction's namespace is readable with the `view` role there, so it holds
+ * only objects of that same namespace that `view` can read anyway. Everything else goes to a
+ * Secret, which only those who may read the namespace's Secrets see (in stock RBAC: those who
+ * can already run pods as its ServiceAccounts, and so read what the transaction's
+ * ServiceAccount read): Secrets, RBAC objects, targets in other namespaces, cluster-scoped ones.
+ */
+export function storeKindFor(prior: KubeObject | undefined, namespace: string): StoreKind {
+  if (!prior) return 'ConfigMap'; // "did not exist" reveals nothing the target's name does not
+  const group = prior.apiVersion.includes('/') ? prior.apiVersion.split('/')[0] : '';
+  const sensitive = (group === '' && prior.kind === 'Secret') || group === 'rbac.authorization.k8s.io';
+  return sensitive || prior.metadata.namespace !== namespace ? 'Secret' : 'ConfigMap';
+}
 
-export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDGET_BYTES): EncodedStore {
+export function encodeStore(
+  snapshots: readonly Snapshot[],
+  namespace: string,
+  budget = OBJECT_BUDGET_BYTES,
+): EncodedStore {
   const out: EncodedStore = { configMaps: [{}], secrets: [] };
   const used = { ConfigMap: [0], Secret: [] as number[] };
   const index: StoreIndex = { version: 1, configMaps: 0, secrets: 0, items: {} };
@@ -69,7 +87,7 @@ export function encodeStore(snapshots: readonly Snapshot[], budget = OBJECT_BUDG
   };
 
   for (const snapshot of snapshots) {
-    const kind: StoreKind = isSecret(snapshot) ? 'Secret' : 'ConfigMap';
+    const kind = storeKindFor(snapshot.prior, namespace);
     const json = JSON.stringify(snapshot.prior ?? null);
     const chunk = limitOf(kind) - 1024;
     const pieces = Buffer.byteLength(json) <= chunk ? [json] : splitString(json, chunk);
@@ -142,4 +160,43 @@ export function storeObjectName(txnName: string, ordinal: number): string {
 export function compactPrior(obj: KubeObject): KubeObject {
   const { managedFields: _managedFields, ...metadata } = obj.metadata;
   return { ...obj, metadata };
+}
+
+/**
+ * The fingerprint of a prior state, recorded in the Transaction's status at prepare (which only
+ * the controller may write), so a rollback notices a store edited since: whoever may write
+ * ConfigMaps or Secrets beside the Transaction must not choose what its ServiceAccount restores.
+ */
+export function snapshotDigest(prior: KubeObject | undefined): string {
+  return createHash('sha256')
+    .update(JSON.stringify(prior ?? null))
+    .digest('hex');
+}
+
+/** What a snapshot must be: of the change's own target, and unchanged since prepare. */
+export interface SnapshotExpectation {
+  target: { apiVersion: string; kind: string; name: string; namespace?: string | undefined };
+  /** Absent for transactions prepared before digests were recorded. */
+  digest?: string | undefined;
+}
+
+/** Why a snapshot read back from the store must not be restored, if it must not. */
+export function snapshotProblem(
+  prior: KubeObject | undefined,
+  expected: SnapshotExpectation,
+): string | undefined {
+  if (expected.digest !== undefined && snapshotDigest(prior) !== expected.digest) {
+    return 'it was modified in the rollback store after prepare';
+  }
+  const t = expected.target;
+  if (
+    prior &&
+    (prior.apiVersion !== t.apiVersion ||
+      prior.kind !== t.kind ||
+      prior.metadata.name !== t.name ||
+      (prior.metadata.namespace || undefined) !== (t.namespace || undefined))
+  ) {
+    return `the rollback store holds another object (${prior.kind} ${prior.metadata.namespace ?? ''}/${prior.metadata.name})`;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The rollback store of a transaction: ConfigMaps (and Secrets, for Secret targets) named
  * `<txn>-rollback[-N]`, owned by the Transaction so they are garbage-collected with it. Written
- * once, before any change is committed, with server-side apply (idempotent after a restart).
+ * once, before any change is committed; created, never adopted from someone else.
  */
 import {
   API_VERSION,
@@ -12,21 +12,102 @@ import {
   MANAGED_BY,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
-import { type KubeClient, PatchType } from '../kube/client.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { isAlreadyExists } from '../kube/errors.ts';
 import {
   decodeIndex,
   decodeSnapshot,
   encodeStore,
   type Snapshot,
+  type SnapshotExpectation,
   type StoreIndex,
   type StoreKind,
+  snapshotProblem,
   storeObjectName,
 } from './codec.ts';
 
-const FIELD_MANAGER = 'janus-controller';
-
 interface DataObject {
   data?: Record<string, string>;
+}
+
+interface StoreObject {
+  apiVersion: 'v1';
+  kind: StoreKind;
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    ownerReferences?: OwnerReference[];
+  };
+  type?: string;
+  data?: Record<string, string>;
+}
+
+interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** A snapshot that must not be restored: not what prepare stored. */
+export class SnapshotTamperedError extends Error {
+  override readonly name = 'SnapshotTamperedError';
+
+  constructor(itemIndex: number, problem: string) {
+    super(`the prior state of change ${itemIndex} is not restored: ${problem}`);
+  }
+}
+
+/** A rollback-store object of that name exists and was not created by this Transaction. */
+export class StoreClashError extends Error {
+  override readonly name = 'StoreClashError';
+
+  constructor(kind: StoreKind, namespace: string, name: string, owner: OwnerReference | undefined) {
+    super(
+      `the rollback store needs ${kind} ${namespace}/${name}, but one of that name already exists and ${
+        owner ? `belongs to ${owner.kind} ${owner.name} (uid ${owner.uid})` : 'was not created by Janus'
+      }; it was left untouched. Rename the transaction, or remove that ${kind} if it is not needed`,
+    );
+  }
+}
+
+function storeObject(
+  txn: Transaction,
+  kind: StoreKind,
+  name: string,
+  data: Record<string, string>,
+): StoreObject {
+  const namespace = txn.metadata.namespace ?? '';
+  return {
+    apiVersion: 'v1',
+    kind,
+    metadata: {
+      name,
+      namespace,
+      labels: {
+        [LABEL_MANAGED_BY]: MANAGED_BY,
+        [LABEL_TRANSACTION]: txn.metadata.name,
+        [LABEL_TRANSACTION_UID]: txn.metadata.uid ?? '',
+      },
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: KIND,
+          name: txn.metadata.name,
+          uid: txn.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    ...(kind === 'Secret'
+      ? { type: 'Opaque', data: mapValues(data, (v) => Buffer.from(v).toString('base64')) }
+      : { data }),
+  };
 }
 
 const path = (kind: StoreKind, namespace: string, name?: string) =>
@@ -39,10 +120,15 @@ export class RollbackStore {
     this.#client = client;
   }
 
-  /** Writes every snapshot; returns the name of the first ConfigMap (status.rollbackRef). */
+  /**
+   * Writes every snapshot; returns the name of the first ConfigMap (status.rollbackRef). Each
+   * object is created, never adopted: one that exists already is rewritten only if this same
+   * Transaction (by uid) created it before a restart; anyone else's is left alone and the write
+   * fails with StoreClashError.
+   */
   async write(txn: Transaction, snapshots: readonly Snapshot[]): Promise<string> {
-    const encoded = encodeStore(snapshots);
     const namespace = txn.metadata.namespace ?? '';
+    const encoded = encodeStore(snapshots, namespace);
     const writes: Array<[StoreKind, number, Record<string, string>]> = [
       ...encoded.secrets.map((data, i): [StoreKind, number, Record<string, string>] => ['Secret', i, data]),
       ...encoded.configMaps.map((data, i): [StoreKind, number, Record<string, string>] => [
@@ -56,41 +142,36 @@ export class RollbackStore {
       (a, b) => Number(a[0] === 'ConfigMap' && a[1] === 0) - Number(b[0] === 'ConfigMap' && b[1] === 0),
     );
     for (const [kind, ordinal, data] of writes) {
-      const name = storeObjectName(txn.metadata.name, ordinal);
-      await this.#client.request({
-        method: 'PATCH',
-        path: path(kind, namespace, name),
-        query: { fieldManager: FIELD_MANAGER, force: true },
-        contentType: PatchType.apply,
-        body: {
-          apiVersion: 'v1',
-          kind,
-          metadata: {
-            name,
-            namespace,
-            labels: {
-              [LABEL_MANAGED_BY]: MANAGED_BY,
-              [LABEL_TRANSACTION]: txn.metadata.name,
-              [LABEL_TRANSACTION_UID]: txn.metadata.uid ?? '',
-            },
-            ownerReferences: [
-              {
-                apiVersion: API_VERSION,
-                kind: KIND,
-                name: txn.metadata.name,
-                uid: txn.metadata.uid ?? '',
-                controller: true,
-                blockOwnerDeletion: true,
-              },
-            ],
-          },
-          ...(kind === 'Secret'
-            ? { type: 'Opaque', data: mapValues(data, (v) => Buffer.from(v).toString('base64')) }
-            : { data }),
-        },
-      });
+      await this.#createOrRewriteOwn(
+        txn,
+        storeObject(txn, kind, storeObjectName(txn.metadata.name, ordinal), data),
+      );
     }
     return storeObjectName(txn.metadata.name, 0);
+  }
+
+  async #createOrRewriteOwn(txn: Transaction, object: StoreObject): Promise<void> {
+    const { kind, metadata } = object;
+    try {
+      await this.#client.request({ method: 'POST', path: path(kind, metadata.namespace), body: object });
+      return;
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+    }
+    const existing = await this.#client.request<StoreObject>({
+      method: 'GET',
+      path: path(kind, metadata.namespace, metadata.name),
+    });
+    const owner = existing.metadata.ownerReferences?.find((r) => r.controller);
+    if (!owner || owner.uid !== txn.metadata.uid) {
+      throw new StoreClashError(kind, metadata.namespace, metadata.name, owner);
+    }
+    // Ours, from before a restart: the prior states were read again under the same locks.
+    await this.#client.request({
+      method: 'PUT',
+      path: path(kind, metadata.namespace, metadata.name),
+      body: { ...object, metadata: { ...metadata, resourceVersion: existing.metadata.resourceVersion } },
+    });
   }
 
   /** Opens the store for reading; objects beyond the first are fetched only when needed. */
@@ -126,14 +207,20 @@ export class StoreReader {
     this.#fetch = fetch;
   }
 
-  async snapshot(itemIndex: number): Promise<Snapshot> {
+  /** A change's prior state, checked against what prepare recorded; SnapshotTamperedError if it differs. */
+  async snapshot(itemIndex: number, expected: SnapshotExpectation): Promise<Snapshot> {
     const placement = this.#index.items[String(itemIndex)];
     for (const ordinal of placement?.parts ?? []) {
       const key = `${placement?.kind}/${ordinal}`;
       if (!this.#loaded.has(key) && placement)
         this.#loaded.set(key, await this.#fetch(placement.kind, ordinal));
     }
-    return decodeSnapshot(this.#index, itemIndex, (kind, ordinal) => this.#loaded.get(`${kind}/${ordinal}`));
+    const snapshot = decodeSnapshot(this.#index, itemIndex, (kind, ordinal) =>
+      this.#loaded.get(`${kind}/${ordinal}`),
+    );
+    const problem = snapshotProblem(snapshot.prior, expected);
+    if (problem) throw new SnapshotTamperedError(itemIndex, problem);
+    return snapshot;
   }
 }
 

@@ -46,6 +46,33 @@ export interface LeaderElectorOptions {
 
 const JITTER_FACTOR = 1.2;
 
+export interface LeaderTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+/**
+ * What is wrong with a set of timings, if anything: which one (`subject`) and why. The CLI checks
+ * this before it starts anything, so a typo is a usage error, never a replica that looks healthy
+ * and never leads.
+ */
+export function leaderTimingsProblem(
+  t: LeaderTimings,
+): { subject: keyof LeaderTimings; message: string } | undefined {
+  if (t.retryPeriodMs <= 0) return { subject: 'retryPeriodMs', message: 'must be positive' };
+  if (t.leaseDurationMs < 1000 || t.leaseDurationMs % 1000 !== 0) {
+    return { subject: 'leaseDurationMs', message: 'must be a whole number of seconds, at least 1s' };
+  }
+  if (t.leaseDurationMs <= t.renewDeadlineMs) {
+    return { subject: 'leaseDurationMs', message: 'must exceed the renew deadline' };
+  }
+  if (t.renewDeadlineMs <= JITTER_FACTOR * t.retryPeriodMs) {
+    return { subject: 'renewDeadlineMs', message: `must exceed ${JITTER_FACTOR} × the retry period` };
+  }
+  return undefined;
+}
+
 export class LeaderElector {
   readonly identity: string;
   readonly #opts: LeaderElectorOptions;
@@ -63,15 +90,12 @@ export class LeaderElector {
     const leaseDurationMs = opts.leaseDurationMs ?? 15_000;
     this.#renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
     this.#retryPeriodMs = opts.retryPeriodMs ?? 2_000;
-    if (leaseDurationMs < 1000 || leaseDurationMs % 1000 !== 0) {
-      throw new Error('leaseDurationMs must be a whole number of seconds');
-    }
-    if (leaseDurationMs <= this.#renewDeadlineMs) {
-      throw new Error('leaseDurationMs must exceed renewDeadlineMs');
-    }
-    if (this.#renewDeadlineMs <= JITTER_FACTOR * this.#retryPeriodMs) {
-      throw new Error(`renewDeadlineMs must exceed ${JITTER_FACTOR} × retryPeriodMs`);
-    }
+    const problem = leaderTimingsProblem({
+      leaseDurationMs,
+      renewDeadlineMs: this.#renewDeadlineMs,
+      retryPeriodMs: this.#retryPeriodMs,
+    });
+    if (problem) throw new Error(`${problem.subject} ${problem.message}`);
     this.#logger = (opts.logger ?? silentLogger()).child({
       lease: `${opts.namespace}/${opts.name}`,
       identity: this.identity,

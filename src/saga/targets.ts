@@ -71,9 +71,35 @@ export function duplicateTargets(targets: readonly ResolvedTarget[]): string | u
   return undefined;
 }
 
-/** The server-side-apply field manager of a transaction's Patch changes. */
+/** The API server refuses field managers longer than this. */
+const MAX_FIELD_MANAGER = 128;
+
+/**
+ * The field manager of a transaction's writes: `janus:<name>@<uid>`. The uid makes it the
+ * transaction's alone — two Transactions of the same name (in two namespaces, or one re-created
+ * after a delete) never share one, so a Patch never drops fields another transaction applied.
+ * A long name is shortened; the uid is kept whole. Without a uid (janus plan, before the
+ * Transaction exists) it is `janus:<name>`, which only dry runs use.
+ */
 export function fieldManager(txn: Pick<Transaction, 'metadata'>): string {
+  const uid = txn.metadata.uid;
+  if (!uid) return `janus:${txn.metadata.name}`.slice(0, MAX_FIELD_MANAGER);
+  const room = MAX_FIELD_MANAGER - 'janus:'.length - 1 - uid.length;
+  return `janus:${txn.metadata.name.slice(0, room)}@${uid}`;
+}
+
+/** The field manager of Janus 0.1 (`janus-<name>`), shared by every transaction of that name. */
+export function legacyFieldManager(txn: Pick<Transaction, 'metadata'>): string {
   return `janus-${txn.metadata.name}`;
+}
+
+/**
+ * The manager that committed (or will commit) this transaction's writes, as recorded at prepare;
+ * a transaction prepared by Janus 0.1 has none recorded and used the legacy name, which its
+ * rollback must use too for the undo of a Patch to release exactly the fields it set.
+ */
+export function committedFieldManager(txn: Pick<Transaction, 'metadata' | 'status'>): string {
+  return txn.status?.fieldManager ?? legacyFieldManager(txn);
 }
 
 /**

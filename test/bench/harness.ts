@@ -2,14 +2,12 @@
  * What every benchmark needs: the test control plane, a counting proxy in front of it, admin
  * access, and controller processes (as the controller identity) that talk through the proxy.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
-import { kubeconfigYaml } from '../support/control-plane.ts';
+import { type CountingProxy, startApiProxy } from '../support/api-proxy.ts';
 import { type ControllerProcess, startController } from '../support/controller-process.ts';
 import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
 import { startTestEnvironment, type TestEnvironment } from '../support/test-env.ts';
-import { type CountingProxy, startCountingProxy } from './counting-proxy.ts';
 
 export interface Bench {
   env: TestEnvironment;
@@ -28,27 +26,11 @@ export async function startBench(): Promise<Bench> {
   const discovery = new Discovery(client);
   for (const m of CORE_MAPPINGS) discovery.seed(m);
   const admin = new Objects(client, discovery);
-  const adminConfig = await readFile(env.info.kubeconfigs.admin, 'utf8');
-  const server = /server: (\S+)/.exec(adminConfig)?.[1] ?? '';
-  const ca = Buffer.from(
-    /certificate-authority-data: (\S+)/.exec(adminConfig)?.[1] ?? '',
-    'base64',
-  ).toString();
-  const adminToken = /token: (\S+)/.exec(adminConfig)?.[1] ?? '';
-  const proxy = await startCountingProxy(server, ca, adminToken);
-  const tokenOf = async (path: string) => /token: (\S+)/.exec(await readFile(path, 'utf8'))?.[1] ?? '';
+  const proxy = await startApiProxy(env.info.kubeconfigs.admin);
   const proxied = {
-    controller: `${env.info.kubeconfigs.controller}.proxied`,
-    admin: `${env.info.kubeconfigs.admin}.proxied`,
+    controller: await proxy.proxied(env.info.kubeconfigs.controller, 'controller'),
+    admin: await proxy.proxied(env.info.kubeconfigs.admin, 'admin'),
   };
-  await writeFile(
-    proxied.controller,
-    kubeconfigYaml(proxy.url, '', 'controller', await tokenOf(env.info.kubeconfigs.controller)),
-  );
-  await writeFile(
-    proxied.admin,
-    kubeconfigYaml(proxy.url, '', 'admin', await tokenOf(env.info.kubeconfigs.admin)),
-  );
   const controllers: ControllerProcess[] = [];
   return {
     env,

@@ -5,6 +5,7 @@ import { KubeClient } from '../../src/kube/client.ts';
 import { isNotFound } from '../../src/kube/errors.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
 import type { Identity } from './control-plane.ts';
+import { grantJanus } from './saga.ts';
 
 export interface TestClients {
   admin: Objects;
@@ -37,7 +38,11 @@ export function useClients(): TestClients {
 }
 
 /** A namespace of its own for each test, deleted after it (the namespace controller empties it). */
-export function useNamespace(clients: TestClients, prefix = 'test'): { readonly name: string } {
+export function useNamespace(
+  clients: TestClients,
+  prefix = 'test',
+  opts: { grantJanus?: boolean } = {},
+): { readonly name: string } {
   const current = { name: '' };
   beforeEach(async (ctx) => {
     const slug = ctx.task.name
@@ -47,6 +52,7 @@ export function useNamespace(clients: TestClients, prefix = 'test'): { readonly 
       .replace(/-+$/, '');
     current.name = `${prefix}-${slug}-${randomBytes(3).toString('hex')}`.replace(/--+/g, '-');
     await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: current.name } });
+    if (opts.grantJanus !== false) await grantJanus(clients.admin, current.name);
   });
   afterEach(async () => {
     try {

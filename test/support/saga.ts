@@ -9,6 +9,7 @@ export interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 export const ALL_ON_CONFIGMAPS: Rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['*'] };
@@ -28,8 +29,23 @@ export async function testNamespace(
     kind: 'Namespace',
     metadata: { name, ...(opts.labels && { labels: opts.labels }) },
   });
+  await grantJanus(admin, name);
   if (opts.deployer) await serviceAccount(admin, name, 'deployer', opts.deployer);
   return name;
+}
+
+/**
+ * Opts a namespace in to Janus, as docs/security.md tells an installer to: a RoleBinding of the
+ * ClusterRole janus-tenant to the controller's ServiceAccount.
+ */
+export async function grantJanus(admin: Objects, namespace: string): Promise<void> {
+  await admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'janus-tenant', namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'janus-tenant' },
+    subjects: [{ kind: 'ServiceAccount', name: 'janus-controller', namespace: 'janus-system' }],
+  });
 }
 
 /** A ServiceAccount bound to a Role with exactly these rules. */
@@ -40,6 +56,34 @@ export async function serviceAccount(
   rules: Rule[],
 ): Promise<void> {
   await admin.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
+  await grantRole(admin, namespace, name, rules, { kind: 'ServiceAccount', name, namespace });
+}
+
+/** Lets a ServiceAccount of another namespace do exactly this in `namespace`. */
+export function grantElsewhere(
+  admin: Objects,
+  namespace: string,
+  account: { namespace: string; name: string },
+  rules: Rule[],
+): Promise<void> {
+  return grantRole(admin, namespace, `${account.namespace}-${account.name}`, rules, {
+    kind: 'ServiceAccount',
+    ...account,
+  });
+}
+
+export type Subject =
+  | { kind: 'ServiceAccount'; name: string; namespace: string }
+  | { kind: 'User'; name: string; apiGroup: 'rbac.authorization.k8s.io' };
+
+/** A Role `name` in `namespace` with exactly these rules, bound to `subject`. */
+export async function grantRole(
+  admin: Objects,
+  namespace: string,
+  name: string,
+  rules: Rule[],
+  subject: Subject,
+): Promise<void> {
   await admin.create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
@@ -51,7 +95,7 @@ export async function serviceAccount(
     kind: 'RoleBinding',
     metadata: { name, namespace },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-    subjects: [{ kind: 'ServiceAccount', name, namespace }],
+    subjects: [subject],
   });
 }
 

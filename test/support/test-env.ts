@@ -53,9 +53,15 @@ export function controllerManifests(): Promise<KubeObject[]> {
   return readManifests(
     join(REPO_ROOT, 'manifests/namespace.yaml'),
     join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'),
-    join(REPO_ROOT, 'manifests/rbac/service-account.yaml'),
-    join(REPO_ROOT, 'manifests/rbac/cluster-role.yaml'),
-    join(REPO_ROOT, 'manifests/rbac/cluster-role-binding.yaml'),
+    ...[
+      'service-account',
+      'cluster-role',
+      'cluster-role-binding',
+      'role',
+      'role-binding',
+      'tenant-cluster-role',
+    ].map((file) => join(REPO_ROOT, `manifests/rbac/${file}.yaml`)),
+    join(REPO_ROOT, 'manifests/policy/transaction-service-account.yaml'),
   );
 }
 

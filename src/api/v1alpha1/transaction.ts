@@ -26,6 +26,15 @@ export const SHORT_NAMES = ['txn'] as const;
 /** Hard limit on changes per transaction; bounds status size and CEL validation cost. */
 export const MAX_CHANGES = 256;
 
+/**
+ * Upper bounds of the durations. A live holder keeps renewing its locks, so a long lockTimeout
+ * only delays how soon a dead controller's locks free; a long timeout lets one transaction hold
+ * its targets (and block everyone else's releases) that long. Both are bounded so no tenant can
+ * squat a shared target indefinitely.
+ */
+export const MAX_LOCK_TIMEOUT = '1h';
+export const MAX_TIMEOUT = '24h';
+
 export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
@@ -153,21 +162,31 @@ export const transactionSpecSchema = object(
     lockTimeout: withDefault(
       string({
         description:
-          'Duration of each lock Lease; a lock held by a dead controller frees after it. Minimum 1s.',
+          'Duration of each lock Lease; a lock held by a dead controller frees after it. From 1s to 1h.',
         pattern: DURATION_PATTERN,
         maxLength: 32,
         validations: [
           { rule: "duration(self) >= duration('1s')", message: 'lockTimeout must be at least 1s' },
+          {
+            rule: `duration(self) <= duration('${MAX_LOCK_TIMEOUT}')`,
+            message: `lockTimeout must be at most ${MAX_LOCK_TIMEOUT}`,
+          },
         ],
       }),
       '5m',
     ),
     timeout: withDefault(
       string({
-        description: 'Deadline for the whole transaction, from its start. Minimum 1s.',
+        description: 'Deadline for the whole transaction, from its start. From 1s to 24h.',
         pattern: DURATION_PATTERN,
         maxLength: 32,
-        validations: [{ rule: "duration(self) >= duration('1s')", message: 'timeout must be at least 1s' }],
+        validations: [
+          { rule: "duration(self) >= duration('1s')", message: 'timeout must be at least 1s' },
+          {
+            rule: `duration(self) <= duration('${MAX_TIMEOUT}')`,
+            message: `timeout must be at most ${MAX_TIMEOUT}`,
+          },
+        ],
       }),
       '30m',
     ),
@@ -205,6 +224,9 @@ const itemStatus = object({
     description: "The target's resourceVersion right after this change was applied.",
   }),
   lease: string({ description: 'The lock Lease, as "<namespace>/<name>".' }),
+  snapshotDigest: string({
+    description: 'SHA-256 of the prior state stored at prepare; a rollback restores only that.',
+  }),
   conflict: boolean({
     description: 'Rollback left this item alone because someone else changed it after commit.',
   }),
@@ -229,6 +251,10 @@ export const transactionStatusSchema = object({
   progress: string({ description: 'Committed changes over total, e.g. "3/10".' }),
   items: array(itemStatus, { maxItems: MAX_CHANGES, listType: 'atomic' }),
   rollbackRef: string({ description: 'Name of the rollback store ConfigMap.' }),
+  fieldManager: string({
+    description:
+      'The server-side apply field manager of this transaction’s writes, its own alone; recorded at prepare.',
+  }),
   startedAt: timestamp(),
   deadline: timestamp({ description: 'When the current attempt times out.' }),
   completedAt: timestamp(),

@@ -1,36 +1,52 @@
 /**
- * Preparing → Committing: lock every target, read its prior state as the ServiceAccount, dry-run
- * every change against that state, and store the prior states. Nothing is changed unless all of
- * that succeeds; any refusal ends the transaction Failed with its locks released.
+ * Preparing → Committing: dry-run every change as the ServiceAccount (so no lock is taken on a
+ * target it may not write), lock every target, read its prior state, and store the prior
+ * states. Nothing is changed unless all of that succeeds; any refusal ends the transaction
+ * Failed with its locks released.
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
-import { isNotFound, isTransient } from '../../kube/errors.ts';
+import {
+  isAlreadyExists,
+  isForbidden,
+  isNotFound,
+  isTransient,
+  type KubeApiError,
+} from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/resources.ts';
-import { compactPrior } from '../../rollback-store/codec.ts';
-import { describeTarget } from '../../saga/targets.ts';
+import { compactPrior, snapshotDigest } from '../../rollback-store/codec.ts';
+import { StoreClashError } from '../../rollback-store/store.ts';
+import { describeTarget, fieldManager } from '../../saga/targets.ts';
 import { describeFailure, dryRun, refOf } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
+import { notGranted, type Refusal } from '../service-accounts.ts';
 import { lockWait, type StageResult } from './lifecycle.ts';
 
 /** Reads and dry runs are independent: a few at a time, for latency, without flooding the server. */
 const PARALLEL_READS = 8;
 
-type Refusal = { reason: string; message: string };
-
 export async function prepare(run: SagaRun): Promise<StageResult> {
   const { deps, txn } = run;
   if (isPastDeadline(run))
     return fail(run, { reason: 'Timeout', message: 'the deadline passed before every target was locked' });
-  const sa = txn.spec.serviceAccountName;
-  if (!(await deps.serviceAccounts.exists(txn.metadata.namespace ?? '', sa))) {
-    return fail(run, {
-      reason: 'ServiceAccountNotFound',
-      message: `ServiceAccount "${sa}" not found in namespace "${txn.metadata.namespace}"`,
-    });
+  const namespace = txn.metadata.namespace ?? '';
+  const refusal = await deps.serviceAccounts.refusal(namespace, txn.spec.serviceAccountName);
+  if (refusal) return fail(run, refusal);
+
+  // Authorization before locks: a transaction whose ServiceAccount may not make its changes
+  // never holds (or squats) anyone's lock. A transaction waiting for a lock is not dry-run again.
+  const uid = txn.metadata.uid ?? '';
+  if (!deps.heldLocks.isAuthorized(uid)) {
+    const dryRunRefusal = await forEachLimited(run.items, (item) => dryRunItem(run, item));
+    if (dryRunRefusal) return fail(run, dryRunRefusal);
+    deps.heldLocks.markAuthorized(uid);
   }
 
-  const locked = await holdLocks(run, run.items);
+  const locked = await notGrantedAsRefusal(
+    (e) => namespaceOf(e) ?? namespace,
+    () => holdLocks(run, run.items),
+  );
+  if ('reason' in locked) return fail(run, locked);
   if (!locked.held) return lockWait(run, locked.message, locked.retryInMs);
 
   const priors = new Map<number, KubeObject | undefined>();
@@ -43,61 +59,94 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
   });
   if (readRefusal) return fail(run, readRefusal);
 
-  const dryRunRefusal = await forEachLimited(run.items, async (item) => {
-    try {
-      await dryRun(run, item, priors.get(item.index));
-      deps.metrics.itemOperation('dryrun', 'success');
-      return undefined;
-    } catch (e) {
-      if (isTransient(e)) throw e;
-      deps.metrics.itemOperation('dryrun', 'error');
-      return { reason: 'DryRunFailed', message: describeFailure(item, 'dry run', e) };
-    }
+  const snapshots = run.items.map((item) => {
+    const prior = priors.get(item.index);
+    return { index: item.index, prior: prior && compactPrior(prior) };
   });
-  if (dryRunRefusal) return fail(run, dryRunRefusal);
-
-  const rollbackRef = await deps.store.write(
-    txn,
-    run.items.map((item) => {
-      const prior = priors.get(item.index);
-      return { index: item.index, prior: prior && compactPrior(prior) };
-    }),
-  );
+  let rollbackRef: string;
+  try {
+    rollbackRef = await deps.store.write(txn, snapshots);
+  } catch (e) {
+    if (e instanceof StoreClashError) return fail(run, { reason: 'RollbackStoreClash', message: e.message });
+    if (isForbidden(e)) return fail(run, notGranted(namespace, e));
+    throw e;
+  }
   const items: ItemStatus[] = run.items.map((item, i) => ({
     ...run.status.items?.[i],
     prepared: true,
     resourceVersion: priors.get(item.index)?.metadata.resourceVersion ?? '',
+    snapshotDigest: snapshotDigest(snapshots[i]?.prior),
   }));
-  const status: TransactionStatus = { ...run.status, items, rollbackRef };
+  const status: TransactionStatus = { ...run.status, items, rollbackRef, fieldManager: fieldManager(txn) };
   return {
     txn: await run.writeStatus(status, {
       to: 'Committing',
       detail: {
         reason: 'Committing',
-        message: `${run.items.length} targets locked, snapshotted and dry-run; committing`,
+        message: `${run.items.length} targets dry-run, locked and snapshotted; committing`,
       },
     }),
   };
 }
 
+/**
+ * Dry-runs one change against the target's current state. Existence is checked again after the
+ * lock (readPrior); here a missing or present target only matters where it makes the dry run
+ * itself impossible.
+ */
+async function dryRunItem(run: SagaRun, item: Item): Promise<Refusal | undefined> {
+  try {
+    await dryRun(run, item);
+    run.deps.metrics.itemOperation('dryrun', 'success');
+    return undefined;
+  } catch (e) {
+    if (isTransient(e)) throw e;
+    if (isNotFound(e) && item.change.type === 'Delete') return undefined; // already gone: idempotent
+    if (isNotFound(e) && item.change.type === 'Update') return targetNotFound(item);
+    if (isAlreadyExists(e) && item.change.type === 'Create') return targetExists(item);
+    run.deps.metrics.itemOperation('dryrun', 'error');
+    return { reason: 'DryRunFailed', message: describeFailure(item, 'dry run', e) };
+  }
+}
+
+/** Runs `fn`; a 403 to the controller's own request becomes a NamespaceNotGranted refusal. */
+async function notGrantedAsRefusal<T>(
+  namespace: (e: KubeApiError) => string,
+  fn: () => Promise<T>,
+): Promise<T | Refusal> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!isForbidden(e)) throw e;
+    return notGranted(namespace(e), e);
+  }
+}
+
+/** The namespace of a request path /api(s)/…/namespaces/<ns>/…, if it has one. */
+function namespaceOf(e: KubeApiError): string | undefined {
+  return /\/namespaces\/([^/?]+)/.exec(e.path)?.[1];
+}
+
+const targetExists = (item: Item): Refusal => ({
+  reason: 'TargetExists',
+  message: `change ${item.index}: cannot create ${describeTarget(item.target)}: it already exists`,
+});
+
+const targetNotFound = (item: Item): Refusal => ({
+  reason: 'TargetNotFound',
+  message: `change ${item.index}: cannot ${item.change.type.toLowerCase()} ${describeTarget(item.target)}: it does not exist`,
+});
+
 /** Reads a target's prior state; a Create's target must not exist, the others' must. */
 async function readPrior(run: SagaRun, item: Item): Promise<{ prior: KubeObject | undefined } | Refusal> {
   try {
     const prior = await run.asServiceAccount().get(refOf(item));
-    if (item.change.type === 'Create') {
-      return {
-        reason: 'TargetExists',
-        message: `change ${item.index}: cannot create ${describeTarget(item.target)}: it already exists`,
-      };
-    }
+    if (item.change.type === 'Create') return targetExists(item);
     return { prior };
   } catch (e) {
     if (isNotFound(e)) {
       if (item.change.type === 'Create' || item.change.type === 'Delete') return { prior: undefined };
-      return {
-        reason: 'TargetNotFound',
-        message: `change ${item.index}: cannot ${item.change.type.toLowerCase()} ${describeTarget(item.target)}: it does not exist`,
-      };
+      return targetNotFound(item);
     }
     if (isTransient(e)) throw e;
     run.deps.metrics.itemOperation('prepare', 'error');

@@ -6,10 +6,11 @@
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
 import { isNotFound } from '../../kube/errors.ts';
+import { SnapshotTamperedError, type StoreReader } from '../../rollback-store/store.ts';
 import { MAX_RECOVERY_ATTEMPTS } from '../../saga/decide.ts';
 import { describeTarget } from '../../saga/targets.ts';
-import { undo } from '../changes.ts';
-import type { SagaRun } from '../context.ts';
+import { type UndoResult, undo } from '../changes.ts';
+import type { Item, SagaRun } from '../context.ts';
 import { holdLocks } from '../locking.ts';
 import { lockWait, nextRecovery, type StageResult } from './lifecycle.ts';
 import { isPastDeadline } from './prepare.ts';
@@ -24,14 +25,15 @@ export async function rollback(run: SagaRun): Promise<StageResult> {
   pending.reverse();
 
   if (isPastDeadline(run)) return finish(run, items, 'the rollback deadline passed');
-  const sa = txn.spec.serviceAccountName;
-  if (!(await deps.serviceAccounts.exists(txn.metadata.namespace ?? '', sa))) {
-    return finish(run, items, `ServiceAccount "${sa}" not found in namespace "${txn.metadata.namespace}"`);
-  }
+  const refusal = await deps.serviceAccounts.refusal(
+    txn.metadata.namespace ?? '',
+    txn.spec.serviceAccountName,
+  );
+  if (refusal) return finish(run, items, refusal.message);
   const locked = await holdLocks(run, pending);
   if (!locked.held) return lockWait(run, locked.message, locked.retryInMs);
 
-  let reader: Awaited<ReturnType<typeof deps.store.open>>;
+  let reader: StoreReader;
   try {
     reader = await deps.store.open(txn);
   } catch (e) {
@@ -46,8 +48,7 @@ export async function rollback(run: SagaRun): Promise<StageResult> {
   for (const item of pending) {
     if (isPastDeadline(run)) return finish(run, items, 'the rollback deadline passed');
     const state = items[item.index] ?? {};
-    const { prior } = await reader.snapshot(item.index);
-    const result = await undo(run, item, state, prior);
+    const result = await undoFromStore(run, reader, item, state);
     if (result.kind === 'undone') {
       items[item.index] = { ...state, rolledBack: true, error: '' };
       deps.metrics.itemOperation('rollback', 'success');
@@ -59,6 +60,25 @@ export async function rollback(run: SagaRun): Promise<StageResult> {
     }
   }
   return finish(run, items, undefined);
+}
+
+/** Undoes one change with the prior state prepare stored, and only that one. */
+async function undoFromStore(
+  run: SagaRun,
+  reader: StoreReader,
+  item: Item,
+  state: ItemStatus,
+): Promise<UndoResult> {
+  try {
+    const { prior } = await reader.snapshot(item.index, {
+      target: item.target,
+      digest: state.snapshotDigest,
+    });
+    return await undo(run, item, state, prior);
+  } catch (e) {
+    if (!(e instanceof SnapshotTamperedError)) throw e;
+    return { kind: 'failed', message: `${describeTarget(item.target)}: ${e.message}` };
+  }
 }
 
 /** RolledBack when nothing committed is left standing; otherwise Failed, saying exactly what is. */

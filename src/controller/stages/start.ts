@@ -47,16 +47,11 @@ export async function start(run: SagaRun): Promise<StageResult> {
       txn: await run.writeStatus(base, { to: 'Failed', detail: { reason: 'InvalidSpec', message: invalid } }),
     };
   }
-  const sa = txn.spec.serviceAccountName;
-  if (!(await run.deps.serviceAccounts.exists(txn.metadata.namespace ?? '', sa))) {
-    const message = `ServiceAccount "${sa}" not found in namespace "${txn.metadata.namespace}": every change runs as it, so nothing was done`;
-    return {
-      txn: await run.writeStatus(base, {
-        to: 'Failed',
-        detail: { reason: 'ServiceAccountNotFound', message },
-      }),
-    };
-  }
+  const refusal = await run.deps.serviceAccounts.refusal(
+    txn.metadata.namespace ?? '',
+    txn.spec.serviceAccountName,
+  );
+  if (refusal) return { txn: await run.writeStatus(base, { to: 'Failed', detail: refusal }) };
   run.deps.metrics.itemCount(run.items.length);
   const deadline = new Date(now + parseDuration(txn.spec.timeout ?? '30m')).toISOString();
   return {

@@ -7,6 +7,7 @@ import type { TestClients } from '../../support/kube.ts';
 import {
   ALL_ON_CONFIGMAPS,
   configMap,
+  grantJanus,
   serviceAccount,
   transaction,
   waitForPhase,
@@ -22,6 +23,7 @@ export function useControlledNamespace(clients: TestClients, prefix: string): Cl
   beforeAll(async () => {
     state.name = `${prefix}-${randomBytes(3).toString('hex')}`;
     await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: state.name } });
+    await grantJanus(clients.admin, state.name);
     await serviceAccount(clients.admin, state.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     state.controller = await startController({
       kubeconfig: clients.kubeconfigs.controller,

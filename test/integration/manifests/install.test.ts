@@ -81,15 +81,20 @@ describe('kubectl apply -k manifests/', () => {
     const expected = rendered('manifests/');
     expect(expected.map((o) => o.kind).sort()).toEqual(
       [
-        'ClusterRole',
+        'ClusterRole', // janus-controller
+        'ClusterRole', // janus-tenant, bound per namespace by those who opt in
         'ClusterRoleBinding',
         'ConfigMap',
         'CustomResourceDefinition',
         'Deployment',
         'Namespace',
         'PodDisruptionBudget',
+        'Role',
+        'RoleBinding',
         'Service',
         'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );
     for (const obj of expected) {

@@ -11,6 +11,9 @@ import {
   OBJECT_BUDGET_BYTES,
   type Snapshot,
   type StoreKind,
+  snapshotDigest,
+  snapshotProblem,
+  storeKindFor,
   storeObjectName,
 } from '../../../src/rollback-store/codec.ts';
 
@@ -79,7 +82,7 @@ describe('encodeStore / decodeSnapshot: small stores', () => {
   ];
 
   it('fit in one ConfigMap holding the index, with no Secret', () => {
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expect(store.configMaps).toHaveLength(1);
     expect(store.secrets).toHaveLength(0);
     expect(Object.keys(store.configMaps[0] ?? {}).sort()).toEqual([INDEX_KEY, 'item-0', 'item-1', 'item-2']);
@@ -87,13 +90,13 @@ describe('encodeStore / decodeSnapshot: small stores', () => {
   });
 
   it('round-trip exactly, including a target that did not exist (prior: undefined)', () => {
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expect(decodeAll(store, [0, 1, 2])).toEqual(snapshots);
     expect(decodeAll(store, [1])[0]).toEqual({ index: 1, prior: undefined });
   });
 
   it('round-trip through JSON, as they are when read back from the API server', () => {
-    const store = JSON.parse(JSON.stringify(encodeStore(snapshots))) as EncodedStore;
+    const store = JSON.parse(JSON.stringify(encodeStore(snapshots, 'shop'))) as EncodedStore;
     expect(decodeAll(store, [2, 0, 1])).toEqual([snapshots[2], snapshots[0], snapshots[1]]);
   });
 
@@ -102,11 +105,11 @@ describe('encodeStore / decodeSnapshot: small stores', () => {
       { index: 7, prior: configMap('seven', { n: '7' }) },
       { index: 70, prior: configMap('seventy', { n: '70' }) },
     ];
-    expect(decodeAll(encodeStore(sparse), [70, 7])).toEqual([sparse[1], sparse[0]]);
+    expect(decodeAll(encodeStore(sparse, 'shop'), [70, 7])).toEqual([sparse[1], sparse[0]]);
   });
 
   it('an empty store still has its index', () => {
-    const store = encodeStore([]);
+    const store = encodeStore([], 'shop');
     expect(decodeIndex(store.configMaps[0])).toEqual({ version: 1, configMaps: 1, secrets: 0, items: {} });
   });
 });
@@ -119,7 +122,7 @@ describe('encodeStore: Secrets', () => {
   ];
 
   it('never puts a Secret’s data in any ConfigMap value, the index included', () => {
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     const base64 = Buffer.from(PLAIN).toString('base64');
     for (const data of store.configMaps) {
       for (const value of Object.values(data)) {
@@ -133,17 +136,20 @@ describe('encodeStore: Secrets', () => {
   });
 
   it('records the Secret placement in the index and reads it back', () => {
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expect(decodeIndex(store.configMaps[0]).items['1']).toEqual({ kind: 'Secret', parts: [0] });
     expect(decodeAll(store, [0, 1])).toEqual(snapshots);
   });
 
   it('splits a Secret larger than one object over several Secrets only, within budget once base64-encoded', () => {
     const big = secret('tls-bundle', { 'ca.crt': 'C'.repeat(600 * 1024), 'tls.key': 'K'.repeat(600 * 1024) });
-    const store = encodeStore([
-      { index: 0, prior: configMap('a', { x: '1' }) },
-      { index: 1, prior: big },
-    ]);
+    const store = encodeStore(
+      [
+        { index: 0, prior: configMap('a', { x: '1' }) },
+        { index: 1, prior: big },
+      ],
+      'shop',
+    );
     const placement = decodeIndex(store.configMaps[0]).items['1'];
     expect(placement?.kind).toBe('Secret');
     expect(placement?.parts.length).toBeGreaterThan(1);
@@ -157,10 +163,10 @@ describe('encodeStore: Secrets', () => {
     const lookalike: KubeObject = {
       apiVersion: 'example.io/v1',
       kind: 'Secret',
-      metadata: { name: 's' },
+      metadata: { name: 's', namespace: 'shop' },
       spec: {},
     };
-    const store = encodeStore([{ index: 0, prior: lookalike }]);
+    const store = encodeStore([{ index: 0, prior: lookalike }], 'shop');
     expect(store.secrets).toHaveLength(0);
     expect(decodeIndex(store.configMaps[0]).items['0']?.kind).toBe('ConfigMap');
   });
@@ -175,7 +181,7 @@ describe('encodeStore: stores larger than one object', () => {
     const total = snapshots.reduce((n, s) => n + JSON.stringify(s.prior).length, 0);
     expect(total).toBeGreaterThan(2 * MiB);
 
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expect(store.configMaps.length).toBeGreaterThan(2);
     expectEveryObjectWithinBudget(store);
     expect(decodeIndex(store.configMaps[0]).configMaps).toBe(store.configMaps.length);
@@ -192,7 +198,7 @@ describe('encodeStore: stores larger than one object', () => {
       index: i,
       prior: configMap(`cm-${i}`, { payload: 'p'.repeat(7 * 1024) }),
     }));
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expect(Object.keys(decodeIndex(store.configMaps[0]).items)).toHaveLength(MAX_CHANGES);
     expectEveryObjectWithinBudget(store);
     expect(decodeAll(store, [0, 128, 255])).toEqual([snapshots[0], snapshots[128], snapshots[255]]);
@@ -207,7 +213,7 @@ describe('encodeStore: stores larger than one object', () => {
       { index: 1, prior: huge },
     ];
 
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     const placement = decodeIndex(store.configMaps[0]).items['1'];
     expect(placement?.parts.length).toBeGreaterThan(1);
     expect(new Set(placement?.parts).size).toBe(placement?.parts.length);
@@ -224,7 +230,7 @@ describe('encodeStore: stores larger than one object', () => {
       { index: 0, prior: configMap('messages-zh', { 'messages.txt': '日'.repeat(300_000) }) },
       { index: 1, prior: configMap('messages-ja', { 'messages.txt': '本'.repeat(300_000) }) },
     ];
-    const store = encodeStore(snapshots);
+    const store = encodeStore(snapshots, 'shop');
     expectEveryObjectWithinBudget(store);
     expect(decodeAll(store, [0, 1])).toEqual(snapshots);
   });
@@ -236,7 +242,7 @@ describe('encodeStore: stores larger than one object', () => {
     const chunk = OBJECT_BUDGET_BYTES - 1024;
     const ascii = 'x'.repeat(chunk - prefixLength - 1001); // odd offset: a split would land mid-emoji
     head.data = { 'a.json': `${ascii}${'📈'.repeat(1000)}${'y'.repeat(10_000)}` };
-    const store = encodeStore([{ index: 0, prior: head }]);
+    const store = encodeStore([{ index: 0, prior: head }], 'shop');
     expect(decodeIndex(store.configMaps[0]).items['0']?.parts.length).toBeGreaterThan(1);
 
     for (const data of store.configMaps) {
@@ -256,19 +262,86 @@ describe('decodeIndex / decodeSnapshot errors', () => {
   });
 
   it('a change without a snapshot is reported', () => {
-    const store = encodeStore([{ index: 0, prior: undefined }]);
+    const store = encodeStore([{ index: 0, prior: undefined }], 'shop');
     expect(() => decodeAll(store, [3])).toThrow(/no snapshot for change 3/);
   });
 
   it('a missing part is reported, naming the key and the object', () => {
-    const store = encodeStore([
-      { index: 0, prior: configMap('big', { v: 'q'.repeat(OBJECT_BUDGET_BYTES) }) },
-    ]);
+    const store = encodeStore(
+      [{ index: 0, prior: configMap('big', { v: 'q'.repeat(OBJECT_BUDGET_BYTES) }) }],
+      'shop',
+    );
     const index = decodeIndex(store.configMaps[0]);
     const last = index.items['0']?.parts.at(-1) ?? 0;
     expect(() =>
       decodeSnapshot(index, 0, (_kind, ordinal) => (ordinal === last ? {} : store.configMaps[ordinal])),
     ).toThrow(/missing item-0\.part-\d+ \(ConfigMap #\d+\)/);
+  });
+});
+
+describe('storeKindFor: snapshots stay as private as their source', () => {
+  const inShop = (apiVersion: string, kind: string, namespace?: string): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { name: 'x', ...(namespace && { namespace }) },
+  });
+
+  it("keeps objects of the transaction's own namespace that view can read in the ConfigMap", () => {
+    expect(storeKindFor(inShop('v1', 'ConfigMap', 'shop'), 'shop')).toBe('ConfigMap');
+    expect(storeKindFor(inShop('apps/v1', 'Deployment', 'shop'), 'shop')).toBe('ConfigMap');
+    expect(storeKindFor(undefined, 'shop')).toBe('ConfigMap');
+  });
+
+  it('puts Secrets, RBAC objects, other namespaces and cluster-scoped objects in a Secret', () => {
+    expect(storeKindFor(inShop('v1', 'Secret', 'shop'), 'shop')).toBe('Secret');
+    expect(storeKindFor(inShop('rbac.authorization.k8s.io/v1', 'RoleBinding', 'shop'), 'shop')).toBe(
+      'Secret',
+    );
+    expect(storeKindFor(inShop('v1', 'ConfigMap', 'payments'), 'shop')).toBe('Secret');
+    expect(storeKindFor(inShop('rbac.authorization.k8s.io/v1', 'ClusterRole'), 'shop')).toBe('Secret');
+    expect(storeKindFor(inShop('v1', 'Namespace'), 'shop')).toBe('Secret');
+  });
+
+  it('records a snapshot of another namespace in a Secret of the store, and reads it back', () => {
+    const foreign = {
+      index: 0,
+      prior: { ...configMap('rates', { eur: '1.1' }), metadata: { name: 'rates', namespace: 'payments' } },
+    };
+    const store = encodeStore([foreign], 'shop');
+    expect(decodeIndex(store.configMaps[0]).items['0']?.kind).toBe('Secret');
+    expect(JSON.stringify(store.configMaps)).not.toContain('eur');
+    expect(decodeAll(store, [0])).toEqual([foreign]);
+  });
+});
+
+describe('snapshotProblem: a rollback restores only what prepare stored', () => {
+  const prior = configMap('app-config', { mode: 'blue' });
+  const target = { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config', namespace: 'shop' };
+
+  it('accepts the snapshot prepare stored, and "did not exist"', () => {
+    expect(snapshotProblem(prior, { target, digest: snapshotDigest(prior) })).toBeUndefined();
+    expect(snapshotProblem(undefined, { target, digest: snapshotDigest(undefined) })).toBeUndefined();
+  });
+
+  it('refuses a snapshot edited in the store', () => {
+    const edited = { ...prior, data: { mode: 'evil' } };
+    expect(snapshotProblem(edited, { target, digest: snapshotDigest(prior) })).toMatch(
+      /modified .* after prepare/,
+    );
+    expect(snapshotProblem(undefined, { target, digest: snapshotDigest(prior) })).toMatch(/modified/);
+  });
+
+  it('refuses, without a digest (prepared by 0.1), a snapshot of another object', () => {
+    const other: KubeObject = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'take-over' },
+    };
+    expect(snapshotProblem(other, { target })).toMatch(/another object \(ClusterRoleBinding \/take-over\)/);
+    expect(
+      snapshotProblem({ ...prior, metadata: { ...prior.metadata, namespace: 'kube-system' } }, { target }),
+    ).toMatch(/another object/);
+    expect(snapshotProblem(prior, { target })).toBeUndefined();
   });
 });
 

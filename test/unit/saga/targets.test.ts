@@ -4,6 +4,7 @@ import {
   ANNOTATION_APPLIED_BY,
   appliedByValue,
   changeVerb,
+  committedFieldManager,
   describeTarget,
   duplicateTargets,
   fieldManager,
@@ -168,8 +169,28 @@ describe('identities', () => {
     expect(serviceAccountUser(txn)).toBe('system:serviceaccount:shop:deploy-sa');
   });
 
-  it('uses the field manager janus-<txn> for Patch changes', () => {
-    expect(fieldManager(txn)).toBe('janus-deploy-v2');
+  it('gives every transaction a field manager of its own: janus:<name>@<uid>', () => {
+    const uid = '6f1c1a8e-2b1d-4c55-9a55-0b4f5b0e9d11';
+    const mine = { metadata: { ...txn.metadata, uid } };
+    expect(fieldManager(mine)).toBe(`janus:deploy-v2@${uid}`);
+    const sameNameElsewhere = {
+      metadata: { ...txn.metadata, namespace: 'other', uid: uid.replace('6f', '70') },
+    };
+    expect(fieldManager(sameNameElsewhere)).not.toBe(fieldManager(mine));
+  });
+
+  it("keeps a long name's field manager within the API server's 128 characters, uid whole", () => {
+    const uid = '6f1c1a8e-2b1d-4c55-9a55-0b4f5b0e9d11';
+    const manager = fieldManager({ metadata: { name: 'x'.repeat(253), namespace: 'shop', uid } });
+    expect(manager).toHaveLength(128);
+    expect(manager.endsWith(`@${uid}`)).toBe(true);
+  });
+
+  it("commits and rolls back with the manager recorded at prepare, or 0.1's janus-<name> without one", () => {
+    expect(
+      committedFieldManager({ metadata: txn.metadata, status: { fieldManager: 'janus:deploy-v2@u' } }),
+    ).toBe('janus:deploy-v2@u');
+    expect(committedFieldManager({ metadata: txn.metadata, status: {} })).toBe('janus-deploy-v2');
   });
 
   it('uses the lower-case change type as verb', () => {

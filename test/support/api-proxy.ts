@@ -3,12 +3,16 @@
  * request passing through it: API cost is measured at the HTTP layer, below any client library,
  * for Janus and for kubectl alike. Streams both ways, so watches work through it. It can also
  * hold each request for a while, to stand for the network between a controller and a remote API
- * server.
+ * server, or hold chosen requests, to stand for a slow admission webhook or a slow API server.
+ * Used by the benchmarks and by tests that need a slow or counted API server.
  */
+
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { kubeconfigYaml } from './control-plane.ts';
 
 /** Per-connection headers: each side of the proxy sets its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
@@ -38,6 +42,8 @@ export interface CountingProxy {
   reset(): void;
   /** Holds every request (watches excepted) this long before forwarding it: an added round trip. */
   setRoundTripMs(ms: number): void;
+  /** Holds the requests `hold` gives a duration for (method, path and query), that long. */
+  setHold(hold: ((method: string, url: URL) => number) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -55,11 +61,14 @@ export async function startCountingProxy(
   const agent = new Agent({ connect: { ca: caPem }, connections: 128, allowH2: false });
   const requests: CountedRequest[] = [];
   let roundTripMs = 0;
+  let hold: ((method: string, url: URL) => number) | undefined;
   const server: Server = createServer(async (req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const watch = url.searchParams.get('watch') === 'true';
     requests.push({ method: req.method ?? 'GET', path: url.pathname, watch });
     if (roundTripMs > 0 && !watch) await sleep(roundTripMs);
+    const held = hold?.(req.method ?? 'GET', url) ?? 0;
+    if (held > 0) await sleep(held);
     // A client that goes away (the watches of a stopped controller) ends its upstream request
     // too; otherwise that watch lingers until the API server times it out, and close() waits.
     const gone = new AbortController();
@@ -98,6 +107,9 @@ export async function startCountingProxy(
     setRoundTripMs: (ms) => {
       roundTripMs = ms;
     },
+    setHold: (fn) => {
+      hold = fn;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -105,3 +117,32 @@ export async function startCountingProxy(
     },
   };
 }
+
+/** A proxy in front of the API server of this admin kubeconfig, and kubeconfigs that go through it. */
+export interface ApiProxy extends CountingProxy {
+  /** Writes `<kubeconfig>.proxied`: the same identity (its token), through the proxy. */
+  proxied(kubeconfig: string, user: string): Promise<string>;
+}
+
+export async function startApiProxy(adminKubeconfig: string): Promise<ApiProxy> {
+  const adminConfig = await readFile(adminKubeconfig, 'utf8');
+  const server = /server: (\S+)/.exec(adminConfig)?.[1] ?? '';
+  const ca = Buffer.from(
+    /certificate-authority-data: (\S+)/.exec(adminConfig)?.[1] ?? '',
+    'base64',
+  ).toString();
+  const proxy = await startCountingProxy(server, ca, tokenIn(adminConfig));
+  return {
+    ...proxy,
+    get url() {
+      return proxy.url;
+    },
+    async proxied(kubeconfig, user) {
+      const path = `${kubeconfig}.proxied`;
+      await writeFile(path, kubeconfigYaml(proxy.url, '', user, tokenIn(await readFile(kubeconfig, 'utf8'))));
+      return path;
+    },
+  };
+}
+
+const tokenIn = (kubeconfig: string) => /token: (\S+)/.exec(kubeconfig)?.[1] ?? '';
