@@ -3,6 +3,13 @@
  * its run function. Parsing is node:util's parseArgs; help is generated from the definitions.
  */
 import { parseArgs } from 'node:util';
+import {
+  DEFAULT_CONTROLLER_NAMESPACE,
+  PolicyError,
+  type RepositoryPolicy,
+  repositoryPolicy,
+} from '../gitops/policy.ts';
+import { EXPECTED_ERROR } from '../log/describe-error.ts';
 
 export interface Flag {
   type: 'string' | 'boolean';
@@ -38,6 +45,7 @@ export interface Command<F extends Flags = Flags> {
 /** A user error: printed without a stack trace, exit status 2 unless given. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  readonly [EXPECTED_ERROR] = true;
   readonly exitCode: number;
   constructor(message: string, exitCode = 2) {
     super(message);
@@ -100,8 +108,10 @@ export function renderHelp(command: Command): string {
   return `Usage: ${command.usage}\n\n${command.description.trim()}\n\nFlags:\n${flags}\n`;
 }
 
-/** Flags shared by every command that talks to a cluster. */
-/** Where and how transaction directories are read: the same for run, validate and plan. */
+/**
+ * Where transaction directories are read and what the repository may use (its policy, see
+ * src/gitops/policy.ts): the same for run, validate and plan, so CI reaches the cluster's verdict.
+ */
 export const TRANSACTION_DIRECTORY_FLAGS = {
   root: {
     type: 'string',
@@ -115,16 +125,62 @@ export const TRANSACTION_DIRECTORY_FLAGS = {
     env: 'JANUS_DEFAULT_NAMESPACE',
     default: 'default',
     placeholder: 'namespace',
-    description: 'namespace of a Transaction whose transaction.yaml names none',
+    description:
+      "namespace of a Transaction whose transaction.yaml names none; never the controller's namespace or kube-*",
   },
   'allowed-namespaces': {
     type: 'string',
     env: 'JANUS_ALLOWED_NAMESPACES',
     placeholder: 'ns1,ns2',
-    description: 'namespaces the repository may create Transactions in, comma-separated (default: any)',
+    description:
+      "namespaces the repository may use, for its Transactions and their namespaced targets, comma-separated; unset or empty: only --default-namespace. No wildcard; the controller's namespace and kube-* are refused",
+  },
+  'allowed-service-accounts': {
+    type: 'string',
+    env: 'JANUS_ALLOWED_SERVICE_ACCOUNTS',
+    placeholder: 'sa,ns/sa',
+    description:
+      'ServiceAccounts the repository may run transactions as, comma-separated: name (that name in every allowed namespace) or namespace/name; unset or empty: none, so every directory is refused. No wildcard',
   },
 } as const satisfies Flags;
 
+/**
+ * The controller's namespace for commands that do not run the controller (validate, plan): no
+ * repository may use it, so CI must know it to reach the cluster's verdict.
+ */
+export const POLICY_CONTROLLER_NAMESPACE_FLAG = {
+  'controller-namespace': {
+    type: 'string',
+    env: 'JANUS_CONTROLLER_NAMESPACE',
+    default: DEFAULT_CONTROLLER_NAMESPACE,
+    placeholder: 'namespace',
+    description: 'the namespace janus run runs in (its --controller-namespace): no repository may use it',
+  },
+} as const satisfies Flags;
+
+/** The repository's policy from TRANSACTION_DIRECTORY_FLAGS; a refused setting is a UsageError naming its flag. */
+export function policyFromFlags(
+  values: {
+    'default-namespace': string;
+    'allowed-namespaces': string | undefined;
+    'allowed-service-accounts': string | undefined;
+  },
+  controllerNamespace: string,
+): RepositoryPolicy {
+  try {
+    return repositoryPolicy({
+      defaultNamespace: values['default-namespace'],
+      allowedNamespaces: values['allowed-namespaces'],
+      allowedServiceAccounts: values['allowed-service-accounts'],
+      controllerNamespace,
+    });
+  } catch (e) {
+    if (e instanceof PolicyError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** Flags shared by every command that talks to a cluster. */
 export const KUBE_FLAGS = {
   kubeconfig: {
     type: 'string',

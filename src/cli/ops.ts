@@ -6,7 +6,7 @@ import { type ControllerMetrics, TransactionController } from '../controller/con
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
-import { type NamedCheck, type OpsServer, startOpsServer } from '../server/index.ts';
+import { type NamedCheck, type OpsServer, startOpsServer, startWebhookServer } from '../server/index.ts';
 import type { WebhookRequestHandler } from '../webhook/index.ts';
 import { type Flags, UsageError } from './command.ts';
 
@@ -17,16 +17,20 @@ export const OPS_FLAGS = {
     default: ':8080',
     placeholder: 'host:port',
     description:
-      'where /metrics, /healthz, /readyz (and /webhook for janus run) are served; "0" turns it off',
+      'where /metrics, /healthz, /readyz (and /webhook for janus run, unless --webhook-bind-address) are served; "0" turns it off',
   },
 } as const satisfies Flags;
 
-export function parseBindAddress(value: string): { host: string; port: number } | undefined {
+/** `host:port` or `:port` (all interfaces); undefined for "0" (off). */
+export function parseBindAddress(
+  value: string,
+  flag = 'metrics-bind-address',
+): { host: string; port: number } | undefined {
   if (value === '0') return undefined;
   const match = /^(.*):(\d+)$/.exec(value);
-  if (!match) throw new UsageError(`--metrics-bind-address: expected host:port or :port, got "${value}"`);
+  if (!match) throw new UsageError(`--${flag}: expected host:port or :port, got "${value}"`);
   const port = Number(match[2]);
-  if (port > 65535) throw new UsageError(`--metrics-bind-address: port ${port} is out of range`);
+  if (port > 65535) throw new UsageError(`--${flag}: port ${port} is out of range`);
   return { host: match[1] || '0.0.0.0', port };
 }
 
@@ -45,23 +49,55 @@ function controllerMetrics(metrics: Metrics): ControllerMetrics {
   };
 }
 
+/** The listeners startOps started; close() stops them all. */
+export interface OpsListeners {
+  close(): Promise<void>;
+}
+
+/**
+ * The operations listener (metrics, probes, and the webhook unless it has its own), and the
+ * webhook's own listener when `webhookBindAddress` is given (then the operations listener does not
+ * serve /webhook).
+ */
 export async function startOps(opts: {
   bindAddress: string;
   metrics: Metrics;
   ready: NamedCheck[];
   webhook?: WebhookRequestHandler;
+  /** Serve the webhook here, alone. */
+  webhookBindAddress?: string;
   log: Logger;
-}): Promise<OpsServer | undefined> {
+}): Promise<OpsListeners | undefined> {
   const bind = parseBindAddress(opts.bindAddress);
-  if (!bind) return undefined;
-  return startOpsServer({
-    ...bind,
-    metrics: opts.metrics,
-    // Alive as long as the event loop answers: a restart would not fix anything else.
-    health: { live: () => ({ ok: true, detail: 'event loop answers' }), ready: opts.ready },
-    ...(opts.webhook && { webhook: opts.webhook }),
-    logger: opts.log,
-  });
+  const webhookBind =
+    opts.webhookBindAddress === undefined
+      ? undefined
+      : parseBindAddress(opts.webhookBindAddress, 'webhook-bind-address');
+  const servers: OpsServer[] = [];
+  const close = async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  };
+  try {
+    if (bind) {
+      servers.push(
+        await startOpsServer({
+          ...bind,
+          metrics: opts.metrics,
+          // Alive as long as the event loop answers: a restart would not fix anything else.
+          health: { live: () => ({ ok: true, detail: 'event loop answers' }), ready: opts.ready },
+          ...(opts.webhook && !webhookBind && { webhook: opts.webhook }),
+          logger: opts.log,
+        }),
+      );
+    }
+    if (opts.webhook && webhookBind) {
+      servers.push(await startWebhookServer({ ...webhookBind, webhook: opts.webhook, logger: opts.log }));
+    }
+  } catch (error) {
+    await close(); // the second port could not be bound: do not leave the first one open
+    throw error;
+  }
+  return servers.length === 0 ? undefined : { close };
 }
 
 /** Starts the saga controller on the leader: reconciles Transactions until stopped. */

@@ -3,6 +3,7 @@
  * callers branch on (retry, report, give up) and a message that names the repository and ref.
  */
 import { Errors } from 'isomorphic-git';
+import { EXPECTED_ERROR, isExpectedError } from '../log/describe-error.ts';
 
 export type GitErrorKind =
   /** Credentials missing, unreadable or refused (401/403). Retrying will not help until they change. */
@@ -17,6 +18,8 @@ export type GitErrorKind =
   | 'rejected'
   /** A URL scheme or server we cannot talk to. */
   | 'unsupported'
+  /** One fetch would bring more than --max-fetch-bytes: refused; the next poll tries again. */
+  | 'too-large'
   /** Anything else: a bug or a corrupt cache. */
   | 'internal';
 
@@ -38,6 +41,15 @@ export class GitAccessError extends Error {
     this.ref = options.ref;
   }
 
+  /**
+   * Refused credentials, a missing repository, an unreachable server: reported in one line,
+   * without a stack. An `internal` error is expected only when what it wraps is (an HTTP status
+   * we do not map), not when it wraps a programming error.
+   */
+  get [EXPECTED_ERROR](): boolean {
+    return this.kind !== 'internal' || isExpectedError(this.cause);
+  }
+
   get retryable(): boolean {
     return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'rejected';
   }
@@ -45,10 +57,34 @@ export class GitAccessError extends Error {
 
 /** Raised by our HTTP client when a request makes no progress for too long. */
 export class HttpTimeoutError extends Error {
+  readonly [EXPECTED_ERROR] = true;
   constructor(url: string, ms: number) {
     super(`no response from ${url} for ${Math.round(ms / 1000)}s`);
     this.name = 'HttpTimeoutError';
   }
+}
+
+/** Raised by limitResponseBytes when one fetch brings more than its limit. */
+export class FetchTooLargeError extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(
+      `the server sent more than ${formatBytes(limit)} (${limit} bytes) for one fetch, the limit set by --max-fetch-bytes (JANUS_MAX_FETCH_BYTES); the download was stopped`,
+    );
+    this.name = 'FetchTooLargeError';
+    this.limit = limit;
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value} ${units[unit]}`;
 }
 
 const NETWORK_CODES = new Set([
@@ -83,6 +119,7 @@ export function toGitAccessError(
   const make = (kind: GitErrorKind, detail: string) =>
     new GitAccessError(kind, `${subject}: ${detail}`, { repository, ...(ref && { ref }), cause: error });
   if (error instanceof HttpTimeoutError) return make('timeout', error.message);
+  if (error instanceof FetchTooLargeError) return make('too-large', error.message);
   if (error instanceof Errors.HttpError) {
     const status = error.data.statusCode;
     if (status === 401 || status === 403) {

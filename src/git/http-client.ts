@@ -4,7 +4,7 @@
  * stalled server does not hang a poll forever) and an observer for metrics.
  */
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
-import { HttpTimeoutError } from './errors.ts';
+import { FetchTooLargeError, HttpTimeoutError } from './errors.ts';
 
 export interface HttpExchange {
   method: string;
@@ -116,4 +116,33 @@ async function collect(body: AsyncIterableIterator<Uint8Array> | Iterable<Uint8A
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+/**
+ * `http` with a budget: the response bodies of every request made through the returned client
+ * may total at most `maxBytes`, so one per operation bounds what a fetch downloads (a pack is
+ * held in memory several times over while isomorphic-git indexes it). Past the budget, or when a
+ * Content-Length announces more, the body is cancelled (which closes the connection) and the
+ * request fails with a FetchTooLargeError.
+ */
+export function limitResponseBytes(http: HttpClient, maxBytes: number): HttpClient {
+  let received = 0;
+  async function* counted(body: AsyncIterableIterator<Uint8Array>): AsyncIterableIterator<Uint8Array> {
+    for await (const chunk of body) {
+      received += chunk.byteLength;
+      if (received > maxBytes) throw new FetchTooLargeError(maxBytes); // for-await cancels `body`
+      yield chunk;
+    }
+  }
+  return {
+    async request(req: GitHttpRequest): Promise<GitHttpResponse> {
+      const res = await http.request(req);
+      const announced = Number(res.headers?.['content-length'] ?? Number.NaN);
+      if (received + announced > maxBytes) {
+        await res.body?.return?.();
+        throw new FetchTooLargeError(maxBytes);
+      }
+      return { ...res, ...(res.body && { body: counted(res.body) }) };
+    },
+  };
 }

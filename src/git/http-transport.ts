@@ -5,9 +5,12 @@
  * branch is shallow (depth 1); history is deepened on demand by whoever needs older commits.
  */
 import fs from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import git, { type HttpClient } from 'isomorphic-git';
 import type { CredentialsProvider } from './auth.ts';
 import { toGitAccessError } from './errors.ts';
+import { limitResponseBytes } from './http-client.ts';
 import type { ObjectStore } from './object-store.ts';
 import type { Transport } from './transport.ts';
 
@@ -18,12 +21,27 @@ export class HttpTransport implements Transport {
   readonly #url: string;
   readonly #http: HttpClient;
   readonly #credentials: CredentialsProvider | undefined;
+  readonly #maxFetchBytes: number | undefined;
 
-  constructor(url: string, http: HttpClient, credentials: CredentialsProvider | undefined) {
+  /** `maxFetchBytes`: what one fetch (or deepen) may download in all; unlimited when undefined. */
+  constructor(
+    url: string,
+    http: HttpClient,
+    credentials: CredentialsProvider | undefined,
+    maxFetchBytes?: number,
+  ) {
     this.display = url;
     this.#url = url;
     this.#http = http;
     this.#credentials = credentials;
+    this.#maxFetchBytes = maxFetchBytes;
+  }
+
+  /** The HTTP client for one fetch: a fresh byte budget each time. */
+  #fetchClient(): HttpClient {
+    return this.#maxFetchBytes === undefined
+      ? this.#http
+      : limitResponseBytes(this.#http, this.#maxFetchBytes);
   }
 
   /** Creates the cache gitdir on first use. */
@@ -35,9 +53,10 @@ export class HttpTransport implements Transport {
 
   async fetch(store: ObjectStore, branch: string): Promise<string | undefined> {
     return this.#wrap('fetch', branch, async (headers) => {
+      const http = this.#fetchClient();
       const remoteRef = `refs/heads/${branch}`;
       const refs = await git.listServerRefs({
-        http: this.#http,
+        http,
         url: this.#url,
         headers: headers(),
         prefix: remoteRef,
@@ -45,23 +64,30 @@ export class HttpTransport implements Transport {
       });
       const remoteTip = refs.find((r) => r.ref === remoteRef)?.oid;
       if (remoteTip === undefined) return undefined;
-      const localTip = await store.resolveRef(trackingRef(branch));
-      if (localTip === remoteTip && (await store.hasObject(remoteTip))) return remoteTip;
-      const result = await git.fetch({
-        fs,
-        http: this.#http,
-        gitdir: store.gitdir,
-        cache: store.cache,
-        url: this.#url,
-        remote: REMOTE,
-        // The local tracking ref: isomorphic-git sends its tip as the only "have".
-        ref: trackingRef(branch),
-        remoteRef,
-        singleBranch: true,
-        tags: false,
-        headers: headers(),
-        ...(localTip === undefined && { depth: 1 }),
-      });
+      let localTip = await store.resolveRef(trackingRef(branch));
+      if (localTip !== undefined && !(await store.hasObject(localTip))) {
+        // Left by a fetch that failed half-way before undoIfFailing existed: start the branch over.
+        await store.deleteRef(trackingRef(branch));
+        localTip = undefined;
+      }
+      if (localTip === remoteTip) return remoteTip;
+      const result = await undoIfFailing(store, trackingRef(branch), () =>
+        git.fetch({
+          fs,
+          http,
+          gitdir: store.gitdir,
+          cache: store.cache,
+          url: this.#url,
+          remote: REMOTE,
+          // The local tracking ref: isomorphic-git sends its tip as the only "have".
+          ref: trackingRef(branch),
+          remoteRef,
+          singleBranch: true,
+          tags: false,
+          headers: headers(),
+          ...(localTip === undefined && { depth: 1 }),
+        }),
+      );
       return result.fetchHead ?? undefined;
     });
   }
@@ -70,21 +96,23 @@ export class HttpTransport implements Transport {
     const before = await store.shallowCommits();
     if (before.size === 0) return false;
     return this.#wrap('deepen', branch, async (headers) => {
-      await git.fetch({
-        fs,
-        http: this.#http,
-        gitdir: store.gitdir,
-        cache: store.cache,
-        url: this.#url,
-        remote: REMOTE,
-        ref: trackingRef(branch),
-        remoteRef: `refs/heads/${branch}`,
-        singleBranch: true,
-        tags: false,
-        headers: headers(),
-        depth: commits,
-        relative: true,
-      });
+      await undoIfFailing(store, trackingRef(branch), () =>
+        git.fetch({
+          fs,
+          http: this.#fetchClient(),
+          gitdir: store.gitdir,
+          cache: store.cache,
+          url: this.#url,
+          remote: REMOTE,
+          ref: trackingRef(branch),
+          remoteRef: `refs/heads/${branch}`,
+          singleBranch: true,
+          tags: false,
+          headers: headers(),
+          depth: commits,
+          relative: true,
+        }),
+      );
       const after = await store.shallowCommits();
       return after.size !== before.size || [...after].some((oid) => !before.has(oid));
     });
@@ -125,6 +153,28 @@ export class HttpTransport implements Transport {
     } catch (error) {
       throw toGitAccessError(error, { repository: this.#url, ref: branch, operation });
     }
+  }
+}
+
+/**
+ * Runs a fetch, putting the `shallow` file and the tracking `ref` back as they were if it fails.
+ * isomorphic-git writes both as soon as the server's answer starts, before the pack has arrived:
+ * a fetch stopped after that (a timeout, --max-fetch-bytes) would leave them naming commits whose
+ * objects never came, and every later fetch would ask for the whole history again, and fail the
+ * same way.
+ */
+async function undoIfFailing<T>(store: ObjectStore, ref: string, fetch: () => Promise<T>): Promise<T> {
+  const shallowPath = join(store.gitdir, 'shallow');
+  const shallow = await readFile(shallowPath, 'utf8').catch(() => undefined);
+  const tip = await store.resolveRef(ref);
+  try {
+    return await fetch();
+  } catch (error) {
+    if (shallow === undefined) await rm(shallowPath, { force: true });
+    else await writeFile(shallowPath, shallow);
+    if (tip === undefined) await store.deleteRef(ref);
+    else await store.writeRef(ref, tip);
+    throw error;
   }
 }
 

@@ -18,10 +18,27 @@ export {
   type HistoryShape,
   listChanges,
 } from './changes.ts';
-export { GitAccessError, type GitErrorKind, HttpTimeoutError, toGitAccessError } from './errors.ts';
-export { createHttpClient, type HttpClientOptions, type HttpExchange } from './http-client.ts';
+export {
+  FetchTooLargeError,
+  formatBytes,
+  GitAccessError,
+  type GitErrorKind,
+  HttpTimeoutError,
+  toGitAccessError,
+} from './errors.ts';
+export {
+  createHttpClient,
+  type HttpClientOptions,
+  type HttpExchange,
+  limitResponseBytes,
+} from './http-client.ts';
 export { describeLocation, parseRepositoryLocation, type RepositoryLocation, redactUrl } from './location.ts';
 export { type CommitInfo, ObjectStore, type Signature, ZERO_OID } from './object-store.ts';
-export { GitRepository, type GitSession, type RepositoryOptions } from './repository.ts';
+export {
+  DEFAULT_MAX_FETCH_BYTES,
+  GitRepository,
+  type GitSession,
+  type RepositoryOptions,
+} from './repository.ts';
 export { commitReader } from './tree-reader.ts';
 export { type FileUpdates, writeFiles } from './tree-writer.ts';

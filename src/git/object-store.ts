@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
+import { type PackIndexCache, readObjectSize } from './object-size.ts';
 
 export interface Signature {
   name: string;
@@ -30,6 +31,7 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
 export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
+  readonly #packIndexes: PackIndexCache = new Map();
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -47,6 +49,16 @@ export class ObjectStore {
     };
   }
 
+  /** The commit, or undefined when this store does not have it (beyond a shallow fetch). */
+  async findCommit(oid: string): Promise<CommitInfo | undefined> {
+    try {
+      return await this.readCommit(oid);
+    } catch (error) {
+      if (error instanceof Errors.NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
   async readTree(oid: string): Promise<TreeEntry[]> {
     const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return tree;
@@ -55,6 +67,29 @@ export class ObjectStore {
   async readBlob(oid: string): Promise<Uint8Array> {
     const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return blob;
+  }
+
+  /**
+   * The size of blob `oid` in bytes, read from the object's header without inflating it (see
+   * object-size.ts); undefined when the header cannot be read that way.
+   */
+  blobSize(oid: string): Promise<number | undefined> {
+    return readObjectSize(this.gitdir, oid, this.#packIndexes);
+  }
+
+  /**
+   * The blob's bytes, or its size when it is larger than `maxBytes`: checked from the object's
+   * header first, so an oversized blob is never inflated (isomorphic-git would inflate it whole,
+   * and keep the pack it sits in in memory).
+   */
+  async readBlobWithin(
+    oid: string,
+    maxBytes: number,
+  ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; size: number }> {
+    const size = await this.blobSize(oid);
+    if (size !== undefined && size > maxBytes) return { ok: false, size };
+    const bytes = await this.readBlob(oid);
+    return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };
   }
 
   /** The oid of the entry at `path` ('/'-separated) below tree `treeOid`, or undefined. */
@@ -89,6 +124,13 @@ export class ObjectStore {
 
   async writeRef(ref: string, oid: string): Promise<void> {
     await git.writeRef({ fs, gitdir: this.gitdir, ref, value: oid, force: true });
+  }
+
+  /** Removes a ref; nothing happens when it does not exist. */
+  async deleteRef(ref: string): Promise<void> {
+    await git.deleteRef({ fs, gitdir: this.gitdir, ref }).catch((error: unknown) => {
+      if (!(error instanceof Errors.NotFoundError)) throw error;
+    });
   }
 
   async writeBlob(content: Uint8Array): Promise<string> {

@@ -31,6 +31,11 @@ export interface RepositoryOptions {
    * is dropped and rebuilt by a shallow fetch (history is deepened again only where needed).
    */
   maxPacks?: number;
+  /**
+   * What one fetch from an HTTP remote may download, in bytes (default DEFAULT_MAX_FETCH_BYTES);
+   * past it the fetch fails with a GitAccessError of kind 'too-large'. 0: unlimited.
+   */
+  maxFetchBytes?: number;
   logger?: Logger;
 }
 
@@ -46,6 +51,13 @@ export interface GitSession {
 }
 
 const DEFAULT_MAX_PACKS = 50;
+
+/**
+ * 64 MiB. isomorphic-git holds a downloaded pack in memory several times over while it indexes it
+ * (measured: ~5× the pack's size in peak RSS), so this keeps a fetch well inside the 512 MiB the
+ * shipped Deployment allows. A Git-ops repository's tip is usually a few MiB.
+ */
+export const DEFAULT_MAX_FETCH_BYTES = 64 * 1024 * 1024;
 
 export class GitRepository {
   readonly location: RepositoryLocation;
@@ -87,10 +99,12 @@ export class GitRepository {
     }
     const gitdir = join(stateDir, 'cache.git');
     await HttpTransport.prepare(gitdir, location.url);
+    const maxFetchBytes = options.maxFetchBytes ?? DEFAULT_MAX_FETCH_BYTES;
     const transport = new HttpTransport(
       location.url,
       options.http ?? createHttpClient(),
       options.credentials,
+      maxFetchBytes > 0 ? maxFetchBytes : undefined,
     );
     return new GitRepository(location, stateDir, gitdir, transport, options);
   }

@@ -20,10 +20,7 @@ export function commitReader(store: ObjectStore, commit: string): DirectoryReade
     async read(path, maxBytes) {
       const entry = await store.resolvePath(await tree(), path);
       if (entry?.type !== 'blob') throw new Error(`no file at ${path} in commit ${commit}`);
-      // Git stores no size outside the object, so the blob is read before its size is known;
-      // the pack holding it is in memory already.
-      const bytes = await store.readBlob(entry.oid);
-      return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };
+      return store.readBlobWithin(entry.oid, maxBytes);
     },
   };
 }

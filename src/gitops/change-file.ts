@@ -49,7 +49,7 @@ export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnos
     changes.push({
       change: { target, type, ...(content.content && { content: content.content }) },
       origin: where,
-      report: (code, message) => r.report(code, ['metadata', 'name'], message),
+      report: (code, message, field = 'name') => r.report(code, ['metadata', field], message),
     });
   }
   return changes;

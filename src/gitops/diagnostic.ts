@@ -5,6 +5,8 @@
 
 export type DiagnosticCode =
   | 'yaml-syntax'
+  /** Nested too deep, too many anchors or aliases, or aliases that expand too far (docs/git.md, Limits). */
+  | 'yaml-too-complex'
   | 'not-a-mapping'
   | 'missing-field'
   | 'unknown-field'
@@ -13,6 +15,8 @@ export type DiagnosticCode =
   | 'name-mismatch'
   | 'invalid-directory-name'
   | 'namespace-not-allowed'
+  | 'service-account-not-allowed'
+  | 'target-namespace-not-allowed'
   | 'duplicate-target'
   | 'unknown-file'
   | 'missing-transaction-file'

@@ -13,6 +13,20 @@ export {
   type RollbackRequest,
 } from './parse-directory.ts';
 export {
+  DEFAULT_CONTROLLER_NAMESPACE,
+  describePolicy,
+  formatGrant,
+  namespaceRefusal,
+  POLICY_SETTINGS,
+  PolicyError,
+  type PolicySettings,
+  type RepositoryPolicy,
+  repositoryPolicy,
+  reservedNamespaceReason,
+  type ServiceAccountGrant,
+  serviceAccountRefusal,
+} from './policy.ts';
+export {
   DEFAULT_TRANSACTIONS_ROOT,
   type DirectoryValidation,
   type TreeValidation,

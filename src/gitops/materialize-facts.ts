@@ -3,7 +3,6 @@
  * directory parsed at its commit, which of its files changed, and what the results branch
  * records about it. Only the directories Git reports as changed are read.
  */
-import { parse } from 'yaml';
 import type { ChangeSet } from '../git/changes.ts';
 import type { GitSession } from '../git/repository.ts';
 import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader.ts';
@@ -11,9 +10,10 @@ import { joinPath } from './directory-reader.ts';
 import { ROLLBACK_FILE, TRANSACTION_FILE } from './file-names.ts';
 import { type DirectoryFacts, PHASE_BASELINE } from './materialize-decision.ts';
 import { dnsLabelProblem } from './names.ts';
-import type { ParseOptions } from './options.ts';
+import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
 import { parseTransactionDirectory } from './parse-directory.ts';
 import { TreeCache } from './tree-cache.ts';
+import { parseYamlValue } from './yaml-file.ts';
 
 export interface GatheredFacts extends DirectoryFacts {
   /** What the results branch recorded when the poll started. */
@@ -53,7 +53,7 @@ export async function gatherFacts(
       const files = await diffFiles(trees, beforeTree, commit.tree, change.path);
       const namespace =
         change.kind === 'modified' && beforeTree !== undefined
-          ? await namespaceAt(trees, beforeTree, change.path, options.parse.defaultNamespace)
+          ? await namespaceAt(trees, beforeTree, change.path, options.parse.policy.defaultNamespace)
           : parsed.namespace;
       gathered.push({
         path: change.path,
@@ -113,12 +113,15 @@ export async function namespaceAt(
   path: string,
   fallback: string,
 ): Promise<string> {
-  const entry = await trees.resolve(tree, joinPath(path, TRANSACTION_FILE));
+  const file = joinPath(path, TRANSACTION_FILE);
+  const entry = await trees.resolve(tree, file);
   if (entry?.type !== 'blob') return fallback;
   try {
-    const doc = parse(new TextDecoder().decode(await trees.store.readBlob(entry.oid))) as {
-      metadata?: { namespace?: unknown };
-    };
+    // The same bounds as the parser: no oversized blob is inflated, no hostile YAML parsed.
+    const content = await trees.reader(tree).read(file, DEFAULT_LIMITS.maxFileBytes);
+    if (!content.ok) return fallback;
+    const text = new TextDecoder().decode(content.bytes);
+    const doc = parseYamlValue(text) as { metadata?: { namespace?: unknown } } | null | undefined;
     const namespace = doc?.metadata?.namespace;
     return typeof namespace === 'string' && !dnsLabelProblem(namespace) ? namespace : fallback;
   } catch {

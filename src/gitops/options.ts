@@ -1,5 +1,6 @@
 /** What a repository is allowed to do, and the limits that keep one directory from hurting the rest. */
 import { MAX_CHANGES } from '../api/v1alpha1/index.ts';
+import type { RepositoryPolicy } from './policy.ts';
 
 export interface ParseLimits {
   /** Largest single file. */
@@ -19,10 +20,11 @@ export const DEFAULT_LIMITS: ParseLimits = {
 };
 
 export interface ParseOptions {
-  /** Namespace of a Transaction whose transaction.yaml names none. */
-  defaultNamespace: string;
-  /** Namespaces this repository may create Transactions in; undefined allows any. */
-  allowedNamespaces?: readonly string[];
+  /**
+   * The default namespace, and the namespaces and ServiceAccounts the repository may use
+   * (src/gitops/policy.ts). A directory that uses anything else is refused.
+   */
+  policy: RepositoryPolicy;
   limits?: Partial<ParseLimits>;
 }
 

@@ -20,6 +20,7 @@ import { type LoadedDirectory, loadDirectory } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
 import { dnsLabelProblem } from './names.ts';
 import { type ParseLimits, type ParseOptions, resolveLimits, type SourceInfo } from './options.ts';
+import { namespaceRefusal, type RepositoryPolicy, serviceAccountRefusal } from './policy.ts';
 import { describeTarget, targetKey } from './target.ts';
 import { parseTransactionFile, type TransactionFile, type TransactionHeader } from './transaction-file.ts';
 
@@ -79,14 +80,16 @@ export function parseLoadedDirectory(
     else if (file.role.role === 'change') changes.push(...parseChangeFile(file, file.role.type, diagnostics));
     else rollback = { reason: file.text.trim(), file: file.path };
   }
-  const namespace = transactionFile?.namespace ?? options.defaultNamespace;
+  const { policy } = options;
+  const namespace = transactionFile?.namespace ?? policy.defaultNamespace;
   const common: ParsedCommon = { path: dir.path, name: dir.name, namespace, ...(rollback && { rollback }) };
   if (transactionFile) {
     // Inline changes come first, then change files in lexicographic order (dir.files is sorted).
     changes.unshift(...transactionFile.inlineChanges);
-    checkNamespaceAllowed(transactionFile, namespace, options);
+    checkPolicy(transactionFile, namespace, policy);
     checkChangeCount(transactionFile, dir, changes.length, limits, diagnostics);
   }
+  checkTargetNamespaces(changes, policy);
   checkDuplicateTargets(changes, namespace);
   const header = transactionFile?.header;
   if (!header || diagnostics.length > 0) {
@@ -95,13 +98,39 @@ export function parseLoadedDirectory(
   return { ...common, ok: true, transaction: buildTransaction(header, namespace, changes, dir.path, source) };
 }
 
-function checkNamespaceAllowed(file: TransactionFile, namespace: string, options: ParseOptions): void {
-  const allowed = options.allowedNamespaces;
-  if (allowed === undefined || allowed.includes(namespace)) return;
-  if (file.namespace === undefined && file.declaresNamespace) return; // invalid, and reported as such
-  const list = allowed.length > 0 ? allowed.join(', ') : 'none';
-  const which = `${file.namespace === undefined ? 'the default namespace ' : 'namespace '}${JSON.stringify(namespace)}`;
-  file.reportNamespace(`${which} is not allowed for this repository (allowed: ${list})`);
+/** The Transaction's namespace and ServiceAccount, against the repository's policy. */
+function checkPolicy(file: TransactionFile, namespace: string, policy: RepositoryPolicy): void {
+  // A namespace written but invalid is reported as such; the checks need a namespace to run.
+  if (file.namespace === undefined && file.declaresNamespace) return;
+  const refusal = namespaceRefusal(policy, namespace);
+  if (refusal) {
+    const which = `${file.namespace === undefined ? 'the default namespace ' : 'namespace '}${JSON.stringify(namespace)}`;
+    file.reportNamespace(`${which} ${refusal}`);
+  }
+  if (file.serviceAccountName !== undefined) {
+    const saRefusal = serviceAccountRefusal(policy, namespace, file.serviceAccountName);
+    if (saRefusal) file.reportServiceAccount(saRefusal);
+  }
+}
+
+/**
+ * A namespaced target must be in a namespace the repository may use. A target that names none
+ * is in the Transaction's namespace, checked above; one of a known cluster-scoped kind cannot
+ * name one (checkTarget refuses it) and stays allowed: its ServiceAccount's RBAC bounds it.
+ */
+function checkTargetNamespaces(changes: readonly LocatedChange[], policy: RepositoryPolicy): void {
+  for (const located of changes) {
+    const namespace = located.change.target.namespace;
+    if (namespace === undefined) continue;
+    const refusal = namespaceRefusal(policy, namespace);
+    if (refusal) {
+      located.report(
+        'target-namespace-not-allowed',
+        `the target's namespace ${JSON.stringify(namespace)} ${refusal}`,
+        'namespace',
+      );
+    }
+  }
 }
 
 function checkChangeCount(

@@ -1,5 +1,5 @@
 /** transaction.yaml: the Transaction's metadata, its spec, and optional inline changes. */
-import { API_VERSION, GROUP, KIND } from '../api/v1alpha1/index.ts';
+import { API_VERSION, GROUP, KIND, MAX_LOCK_TIMEOUT, MAX_TIMEOUT } from '../api/v1alpha1/index.ts';
 import { checkChangeType, checkContent } from './change-fields.ts';
 import { type Diagnostic, fieldPath } from './diagnostic.ts';
 import { describeType, FieldReporter, type Fields } from './fields.ts';
@@ -32,8 +32,12 @@ export interface TransactionFile {
   inlineChanges: LocatedChange[];
   /** Inline changes written, valid or not. */
   inlineChangeCount: number;
+  /** spec.serviceAccountName when it is a valid name, even if other fields are not. */
+  serviceAccountName?: string;
   /** Reports a problem at metadata.namespace (or at metadata when it names none). */
   reportNamespace(message: string): void;
+  /** Reports a problem at spec.serviceAccountName. */
+  reportServiceAccount(message: string): void;
   /** Reports a problem about the file as a whole. */
   reportFile(message: string, code: 'no-changes'): void;
 }
@@ -82,11 +86,17 @@ export function parseTransactionFile(
   const specFields = spec ? checkSpec(r, spec) : undefined;
   const inlineChanges = spec ? checkInlineChanges(r, spec.changes) : [];
   const { name, ...otherMeta } = meta;
+  const serviceAccountName = specFields?.serviceAccountName;
+  const validServiceAccount =
+    serviceAccountName !== undefined && !dnsSubdomainProblem(serviceAccountName)
+      ? serviceAccountName
+      : undefined;
   const valid = name !== undefined && specFields !== undefined && out.length === errorsBefore;
   return {
     ...(valid && { header: { name, ...otherMeta, ...specFields } }),
     ...(meta.namespace !== undefined && { namespace: meta.namespace }),
     declaresNamespace: metadata?.namespace !== undefined && metadata.namespace !== null,
+    ...(validServiceAccount !== undefined && { serviceAccountName: validServiceAccount }),
     inlineChanges,
     inlineChangeCount: Array.isArray(spec?.changes) ? spec.changes.length : 0,
     reportNamespace: (message) =>
@@ -96,6 +106,8 @@ export function parseTransactionFile(
         message,
         meta.namespace !== undefined ? 'value' : 'parent',
       ),
+    reportServiceAccount: (message) =>
+      r.report('service-account-not-allowed', ['spec', 'serviceAccountName'], message),
     reportFile: (message, code) => out.push({ code, file: file.path, message }),
   };
 }
@@ -191,6 +203,11 @@ function checkDuration(r: FieldReporter, spec: Fields, key: 'lockTimeout' | 'tim
     r.report('invalid-value', ['spec', key], `must be at least 1s, found ${JSON.stringify(value)}`);
     return undefined;
   }
+  const max = key === 'lockTimeout' ? MAX_LOCK_TIMEOUT : MAX_TIMEOUT;
+  if (ms > (parseDuration(max) ?? 0)) {
+    r.report('invalid-value', ['spec', key], `must be at most ${max}, found ${JSON.stringify(value)}`);
+    return undefined;
+  }
   return value;
 }
 
@@ -226,7 +243,12 @@ function checkInlineChanges(r: FieldReporter, changes: unknown): LocatedChange[]
     located.push({
       change: { target, type, ...(content.content && { content: content.content }) },
       origin: `${r.file} ${fieldPath(path)}`,
-      report: (code, message) => r.report(code, [...path, 'target'], message),
+      report: (code, message, field = 'name') =>
+        r.report(
+          code,
+          field === 'namespace' ? [...path, 'target', 'namespace'] : [...path, 'target'],
+          message,
+        ),
     });
   });
   return located;

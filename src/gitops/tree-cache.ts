@@ -48,8 +48,7 @@ export class TreeCache {
       read: async (path, maxBytes) => {
         const entry = await this.resolve(tree, path);
         if (entry?.type !== 'blob') throw new Error(`no file at ${path} in tree ${tree}`);
-        const bytes = await this.store.readBlob(entry.oid);
-        return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };
+        return this.store.readBlobWithin(entry.oid, maxBytes);
       },
     };
   }

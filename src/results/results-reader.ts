@@ -6,8 +6,8 @@
  * applying a directory, and the reporter before writing an outcome, so neither acts twice, also
  * across restarts and replicas.
  */
-import { parse } from 'yaml';
 import type { GitRepository, GitSession } from '../git/repository.ts';
+import { parseYamlValue } from '../gitops/yaml-file.ts';
 import { resultPath } from './result-context.ts';
 
 /** What the results branch says about one transaction directory. */
@@ -26,12 +26,8 @@ export const BASELINE_KIND = 'TransactionBaseline';
 
 /** The directory paths a baseline file lists; empty when the text is not one. */
 export function parseBaselineFile(text: string): Set<string> {
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch {
-    return new Set();
-  }
+  // Within the YAML limits: anyone who can push to the results branch could plant a bomb here.
+  const value = parseYamlValue(text);
   const directories = (value as { directories?: unknown } | null)?.directories;
   return new Set(Array.isArray(directories) ? directories.filter((d) => typeof d === 'string') : []);
 }
@@ -47,12 +43,7 @@ export interface ResultDocument {
 
 /** Parses a result file; undefined when it is not one (unparseable, or no phase). */
 export function parseResultFile(text: string): ResultDocument | undefined {
-  let value: unknown;
-  try {
-    value = parse(text);
-  } catch {
-    return undefined;
-  }
+  const value = parseYamlValue(text);
   if (typeof value !== 'object' || value === null) return undefined;
   const doc = value as Partial<ResultDocument>;
   return typeof doc.phase === 'string' ? (doc as ResultDocument) : undefined;

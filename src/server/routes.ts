@@ -41,6 +41,19 @@ export function opsRequestHandler(routes: OpsRoutes): (req: IncomingMessage, res
   };
 }
 
+/**
+ * The request listener of a webhook-only listener: `/webhook` and `/webhook/<provider>`, and 404
+ * for everything else, metrics and probes included, so exposing it exposes nothing more.
+ */
+export function webhookOnlyRequestHandler(
+  webhook: WebhookRequestHandler,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (isWebhookPath(pathnameOf(req.url))) webhook(req, res);
+    else sendText(res, 404, 'not found\n');
+  };
+}
+
 function readRoute(path: string, routes: OpsRoutes): ((res: ServerResponse) => void) | undefined {
   switch (path) {
     case '/metrics':

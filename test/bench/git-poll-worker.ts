@@ -12,6 +12,7 @@ import type { Transaction } from '../../src/api/v1alpha1/index.ts';
 import { GitRepository } from '../../src/git/index.ts';
 import type { TransactionApi } from '../../src/gitops/cluster-transactions.ts';
 import { Materializer, type PollSummary } from '../../src/gitops/materializer.ts';
+import { repositoryPolicy } from '../../src/gitops/policy.ts';
 import type { CursorStore, GitCursor } from '../../src/gitops/state.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { renderMaterialized } from '../../src/results/reporter.ts';
@@ -65,7 +66,7 @@ async function worker(url: string, cacheDir: string, cursorFile: string): Promis
     repository,
     branch: 'main',
     root: 'transactions',
-    parse: { defaultNamespace: 'default' },
+    parse: { policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deployer' }) },
     initial: 'baseline',
     cluster: inMemoryCluster,
     cursor: new FileCursorStore(cursorFile),

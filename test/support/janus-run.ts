@@ -17,6 +17,12 @@ export interface JanusRunOptions {
   cacheDir?: string;
   /** Default 1s. */
   pollInterval?: string;
+  /**
+   * --allowed-service-accounts: default "deployer" (what transaction-repo.ts directories run as);
+   * '' leaves the flag out, the shipped default (no ServiceAccount). The allowed namespaces are
+   * the default: `namespace` alone, unless `args` says otherwise.
+   */
+  serviceAccounts?: string;
   /** More flags, e.g. ['--initial', 'apply']. Leader election is off unless these turn it on. */
   args?: string[];
   env?: Record<string, string>;
@@ -40,6 +46,9 @@ export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProc
     opts.namespace,
     '--default-namespace',
     opts.namespace,
+    ...(opts.serviceAccounts === ''
+      ? []
+      : ['--allowed-service-accounts', opts.serviceAccounts ?? 'deployer']),
     '--controller-namespace',
     'janus-system',
     '--cache-dir',

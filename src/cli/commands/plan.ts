@@ -1,6 +1,13 @@
 /** `janus plan [dir]`: what the transactions of a directory would change in the cluster, as diffs. */
 import { connect, whoAmI } from '../cluster.ts';
-import { defineCommand, KUBE_FLAGS, TRANSACTION_DIRECTORY_FLAGS, UsageError } from '../command.ts';
+import {
+  defineCommand,
+  KUBE_FLAGS,
+  POLICY_CONTROLLER_NAMESPACE_FLAG,
+  policyFromFlags,
+  TRANSACTION_DIRECTORY_FLAGS,
+  UsageError,
+} from '../command.ts';
 import { formatDocument, outputFlag, parseOutput, processStreams } from '../output.ts';
 import { planTransaction } from '../plan-changes.ts';
 import {
@@ -25,6 +32,10 @@ difference between the current object and the planned one as a unified diff of Y
 managedFields, resourceVersion and other server-set metadata left out and Secret values masked.
 The tx.janus.io/applied-by annotation the real commit adds is not shown.
 
+Directories are checked against the repository's policy exactly as janus run checks them (the
+same --allowed-namespaces, --allowed-service-accounts and --default-namespace, or their JANUS_*
+variables): without --allowed-service-accounts every directory is refused.
+
 By default every read and dry run runs as the transaction's ServiceAccount (impersonation, as the
 controller will: an RBAC gap shows up here); --no-as-service-account plans as yourself.
 ${PLAN_NOTE}
@@ -33,12 +44,13 @@ Exit status: 0 nothing would change; 1 something would change; 2 a directory is 
 change would be refused (or a usage error).
 
 Examples:
-  janus plan transactions/deploy-v2
+  janus plan transactions/deploy-v2 --allowed-namespaces shop --allowed-service-accounts deployer
   janus plan . -o diff > plan.diff          # for a pull-request comment
   janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
   flags: {
     ...KUBE_FLAGS,
     ...TRANSACTION_DIRECTORY_FLAGS,
+    ...POLICY_CONTROLLER_NAMESPACE_FLAG,
     'as-service-account': {
       type: 'boolean',
       env: 'JANUS_PLAN_AS_SERVICE_ACCOUNT',
@@ -52,17 +64,9 @@ Examples:
     const [target = '.', ...extra] = args;
     if (extra.length > 0) throw new UsageError(`expected at most one directory, got ${args.length}`);
     const format = parseOutput(values.output, ['json', 'yaml', 'diff'] as const);
+    const policy = policyFromFlags(values, values['controller-namespace']);
     const { stdout, stderr } = processStreams();
-    const parsed = await parseDirectories(target, {
-      defaultNamespace: values['default-namespace'],
-      transactionsRoot: values.root,
-      ...(values['allowed-namespaces'] !== undefined && {
-        allowedNamespaces: values['allowed-namespaces']
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      }),
-    });
+    const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root });
     if (parsed.length === 0) stderr.write(`${target}: no transaction directory found\n`);
     const asServiceAccount = values['as-service-account'] && !values['no-as-service-account'];
     // Invalid directories are reported without a cluster; only valid ones need one.

@@ -12,12 +12,16 @@ import type { TransactionController } from '../../controller/controller.ts';
 import {
   type CredentialsProvider,
   credentialsProvider,
+  DEFAULT_MAX_FETCH_BYTES,
+  describeSecretSource,
+  formatBytes,
   GitRepository,
+  redactUrl,
   type SecretSource,
 } from '../../git/index.ts';
 import { startGitSide } from '../../gitops/git-side.ts';
 import type { PollSummary } from '../../gitops/materializer.ts';
-import { dnsLabelProblem } from '../../gitops/names.ts';
+import { describePolicy, type RepositoryPolicy } from '../../gitops/policy.ts';
 import type { Poller } from '../../gitops/poller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import type { Logger } from '../../log/index.ts';
@@ -25,14 +29,22 @@ import { Metrics } from '../../metrics/index.ts';
 import type { ResultContext } from '../../results/result-context.ts';
 import { VERSION } from '../../version.ts';
 import { createWebhookHandler } from '../../webhook/index.ts';
+import { parseByteSize } from '../byte-size.ts';
 import {
   defineCommand,
+  policyFromFlags,
   positiveInt,
   TRANSACTION_DIRECTORY_FLAGS,
   UsageError,
   type Values,
 } from '../command.ts';
-import { informersSyncedCheck, logApiRequests, startOps, startTransactionController } from '../ops.ts';
+import {
+  informersSyncedCheck,
+  logApiRequests,
+  parseBindAddress,
+  startOps,
+  startTransactionController,
+} from '../ops.ts';
 import {
   CONTROLLER_FLAGS,
   controllerNamespace,
@@ -91,11 +103,32 @@ export const RUN_FLAGS = {
     placeholder: 'path',
     description: 'file holding the HTTPS token or password, re-read on each use (or set JANUS_GIT_TOKEN)',
   },
+  'allow-insecure-http': {
+    type: 'boolean',
+    env: 'JANUS_ALLOW_INSECURE_HTTP',
+    description:
+      'send the Git credentials to an http:// repository, in clear text (refused without it; only for a trusted network)',
+  },
+  'max-fetch-bytes': {
+    type: 'string',
+    env: 'JANUS_MAX_FETCH_BYTES',
+    default: `${DEFAULT_MAX_FETCH_BYTES / 1024 / 1024}Mi`,
+    placeholder: 'size',
+    description:
+      'most one fetch from the repository may download (e.g. 64Mi, 1Gi); a larger fetch is stopped and retried at the next poll. 0: no limit',
+  },
   'webhook-secret-file': {
     type: 'string',
     env: 'JANUS_WEBHOOK_SECRET_FILE',
     placeholder: 'path',
     description: 'file holding the webhook secret (or set JANUS_WEBHOOK_SECRET); without one /webhook is off',
+  },
+  'webhook-bind-address': {
+    type: 'string',
+    env: 'JANUS_WEBHOOK_BIND_ADDRESS',
+    placeholder: 'host:port',
+    description:
+      'serve /webhook on a listener of its own, and nothing else there (unset: on --metrics-bind-address); needs a webhook secret',
   },
   'cache-dir': {
     type: 'string',
@@ -114,30 +147,27 @@ export interface GitSettings {
   branch: string;
   root: string;
   resultsBranch: string;
-  defaultNamespace: string;
-  allowedNamespaces: string[] | undefined;
+  /** What the repository may use: namespaces, ServiceAccounts; its default namespace. */
+  policy: RepositoryPolicy;
   pollIntervalMs: number;
   initial: 'baseline' | 'apply';
   cacheDir: string;
   credentials: SecretSource | undefined;
   username: string | undefined;
   webhookSecret: SecretSource | undefined;
+  /** Where /webhook is served on its own; undefined: on the operations listener. */
+  webhookBindAddress: string | undefined;
+  /** What one fetch may download; 0: no limit. */
+  maxFetchBytes: number;
+  /** Credentials go to an http:// repository (allowed by --allow-insecure-http): warn about it. */
+  insecureHttp: boolean;
 }
 
 /** Checks the Git flags; every problem is a UsageError naming its flag. */
 export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.env): GitSettings {
   if (!values.repo)
     throw new UsageError('--repo (or JANUS_REPO) is required: an https:// URL or a local path');
-  const namespaceFlag = (flag: string, value: string) => {
-    const problem = dnsLabelProblem(value);
-    if (problem) throw new UsageError(`--${flag}: "${value}" ${problem}`);
-    return value;
-  };
-  const allowed = values['allowed-namespaces']
-    ?.split(',')
-    .map((n) => n.trim())
-    .filter((n) => n !== '')
-    .map((n) => namespaceFlag('allowed-namespaces', n));
+  const policy = policyFromFlags(values, controllerNamespace(values['controller-namespace']));
   let pollIntervalMs: number;
   try {
     pollIntervalMs = parseDuration(values['poll-interval']);
@@ -163,24 +193,47 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
   if (values['git-username'] && !credentials) {
     throw new UsageError('--git-username needs a token: --git-token-file or JANUS_GIT_TOKEN');
   }
+  const insecureHttp = credentials !== undefined && /^http:\/\//i.test(values.repo);
+  if (insecureHttp && !values['allow-insecure-http']) {
+    throw new UsageError(
+      `--repo ${redactUrl(values.repo)} is plain http:// and Git credentials are configured (${describeSecretSource(credentials)}): they would cross the network in clear text. Use https://, or pass --allow-insecure-http (JANUS_ALLOW_INSECURE_HTTP=true) on a network you trust`,
+    );
+  }
+  const maxFetchBytes = parseByteSize(values['max-fetch-bytes'], 'max-fetch-bytes');
   const secretFile = values['webhook-secret-file'];
+  const webhookSecret: SecretSource | undefined = secretFile
+    ? { file: secretFile }
+    : env.JANUS_WEBHOOK_SECRET
+      ? { env: 'JANUS_WEBHOOK_SECRET' }
+      : undefined;
+  const webhookBindAddress = values['webhook-bind-address'];
+  if (webhookBindAddress !== undefined) {
+    if (!webhookSecret) {
+      throw new UsageError(
+        '--webhook-bind-address needs a webhook secret (--webhook-secret-file or JANUS_WEBHOOK_SECRET): without one there is no /webhook to serve',
+      );
+    }
+    if (!parseBindAddress(webhookBindAddress, 'webhook-bind-address')) {
+      throw new UsageError(
+        '--webhook-bind-address: expected host:port or :port; leave it unset to serve /webhook with the metrics',
+      );
+    }
+  }
   return {
     repo: values.repo,
     branch: values.branch,
     root: values.root.replace(/^\/+|\/+$/g, ''),
     resultsBranch: values['results-branch'],
-    defaultNamespace: namespaceFlag('default-namespace', values['default-namespace']),
-    allowedNamespaces: allowed,
+    policy,
     pollIntervalMs,
     initial,
     cacheDir: values['cache-dir'] ?? join(homedir(), '.cache', 'janus'),
     credentials,
     username: values['git-username'],
-    webhookSecret: secretFile
-      ? { file: secretFile }
-      : env.JANUS_WEBHOOK_SECRET
-        ? { env: 'JANUS_WEBHOOK_SECRET' }
-        : undefined,
+    webhookSecret,
+    webhookBindAddress,
+    maxFetchBytes,
+    insecureHttp,
   };
 }
 
@@ -192,9 +245,18 @@ Watches a branch of a Git repository for transaction directories (transactions/<
 each new one into a Transaction exactly once, drives it as a saga, and commits every outcome to
 the results branch, so that \`git log janus/results\` is the audit trail. See docs/git.md.
 
-A webhook from the Git host (POST /webhook on the operations server, see docs/webhooks.md)
-triggers an immediate poll; polling continues regardless. With more than one replica, leader
-election keeps exactly one active.
+A repository may use only what its policy grants: the namespaces of --allowed-namespaces (unset:
+--default-namespace alone) and the ServiceAccounts of --allowed-service-accounts (unset: none, so
+every directory is refused until one is named). The controller's namespace and kube-* never. A
+directory that uses anything else is refused and reported on the results branch, file and line.
+
+A webhook from the Git host (POST /webhook on the operations server, or on a listener of its
+own with --webhook-bind-address; see docs/webhooks.md) triggers an immediate poll; polling
+continues regardless. With more than one replica, leader election keeps exactly one active.
+
+What a repository can cost is bounded: one fetch (--max-fetch-bytes), each file (1 MiB, checked
+before it is inflated), and the YAML in it (nesting, aliases, errors); see docs/git.md, Limits.
+Credentials are never sent over plain http:// unless --allow-insecure-http says so.
 
 Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
   flags: RUN_FLAGS,
@@ -217,6 +279,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       location: settings.repo,
       cacheDir: settings.cacheDir,
       ...(settings.credentials && { credentials: gitCredentials(settings.credentials, settings.username) }),
+      maxFetchBytes: settings.maxFetchBytes,
       logger: log,
     });
     const context: ResultContext = { controllerVersion: VERSION, identity: await whoAmI(client, log) };
@@ -228,7 +291,9 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
         resultsBranch: settings.resultsBranch,
         pollInterval: values['poll-interval'],
         initial: settings.initial,
+        policy: describePolicy(settings.policy),
         webhook: webhookSecret !== undefined,
+        maxFetchBytes: settings.maxFetchBytes === 0 ? 'unlimited' : formatBytes(settings.maxFetchBytes),
         ...(settings.credentials &&
           'file' in settings.credentials && { gitTokenFile: settings.credentials.file }),
         ...(settings.credentials &&
@@ -236,6 +301,17 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       },
       'janus run starting',
     );
+    if (settings.insecureHttp) {
+      log.warn(
+        { repository: repository.display },
+        'the Git credentials are sent over plain http:// (--allow-insecure-http): anyone on the network path can read them, and change what Janus fetches',
+      );
+    }
+    if (settings.policy.serviceAccounts.length === 0) {
+      log.warn(
+        'no ServiceAccount is allowed (--allowed-service-accounts, JANUS_ALLOWED_SERVICE_ACCOUNTS): every transaction directory will be refused',
+      );
+    }
 
     let term: { controller: TransactionController; poller: Poller<PollSummary> } | undefined;
     const webhook =
@@ -253,6 +329,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       metrics,
       log,
       ...(webhook && { webhook }),
+      ...(settings.webhookBindAddress !== undefined && { webhookBindAddress: settings.webhookBindAddress }),
       ready: [
         informersSyncedCheck(() => term?.controller),
         {
@@ -286,10 +363,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
             branch: settings.branch,
             root: settings.root,
             resultsBranch: settings.resultsBranch,
-            parse: {
-              defaultNamespace: settings.defaultNamespace,
-              ...(settings.allowedNamespaces && { allowedNamespaces: settings.allowedNamespaces }),
-            },
+            parse: { policy: settings.policy },
             initial: settings.initial,
             pollIntervalMs: settings.pollIntervalMs,
             controllerNamespace: namespace,

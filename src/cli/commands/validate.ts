@@ -2,9 +2,14 @@
 import { stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { formatDiagnostic } from '../../gitops/diagnostic.ts';
-import { dnsLabelProblem } from '../../gitops/names.ts';
 import { type TreeValidation, validateTree } from '../../gitops/validate-tree.ts';
-import { defineCommand, TRANSACTION_DIRECTORY_FLAGS, UsageError } from '../command.ts';
+import {
+  defineCommand,
+  POLICY_CONTROLLER_NAMESPACE_FLAG,
+  policyFromFlags,
+  TRANSACTION_DIRECTORY_FLAGS,
+  UsageError,
+} from '../command.ts';
 
 export const VALIDATE_FLAGS = {
   output: {
@@ -15,6 +20,7 @@ export const VALIDATE_FLAGS = {
     description: 'also write the report to stdout in this format',
   },
   ...TRANSACTION_DIRECTORY_FLAGS,
+  ...POLICY_CONTROLLER_NAMESPACE_FLAG,
 } as const;
 
 export default defineCommand({
@@ -25,6 +31,10 @@ Checks transaction directories with exactly the rules \`janus run\` applies when
 watched branch, without a cluster. [dir] is a repository root (its transactions/ folder is
 checked), the transactions folder itself, or one transaction directory; default ".".
 
+Give it the repository's policy exactly as janus run has it (the same flags or JANUS_*
+variables): without --allowed-service-accounts no ServiceAccount is allowed and every directory
+is refused; without --allowed-namespaces only --default-namespace is.
+
 Every problem is printed to stderr as "file:line:column: field: message", the form editors and
 CI annotators understand. With -o json or -o yaml the full report also goes to stdout.
 
@@ -32,7 +42,7 @@ Exit status: 0 when every directory is valid, 1 when one is not (or there is not
 validate), 2 on a usage error.
 
 Example, in CI:
-  janus validate . --allowed-namespaces shop,payments`,
+  janus validate . --allowed-namespaces shop,payments --allowed-service-accounts deployer`,
   flags: VALIDATE_FLAGS,
   async run(values, args) {
     if (args.length > 1) throw new UsageError(`expected at most one directory, got ${args.length}`);
@@ -42,25 +52,10 @@ Example, in CI:
     }
     const target = args[0] ?? '.';
     const info = await stat(target).catch(() => undefined);
-    if (!info?.isDirectory()) throw new UsageError(`${target}: no such directory`);
-    const allowed = values['allowed-namespaces']
-      ?.split(',')
-      .map((n) => n.trim())
-      .filter((n) => n !== '');
-    for (const [flag, names] of [
-      ['default-namespace', [values['default-namespace']]],
-      ['allowed-namespaces', allowed ?? []],
-    ] as const) {
-      for (const name of names) {
-        const problem = dnsLabelProblem(name);
-        if (problem) throw new UsageError(`--${flag}: "${name}" ${problem}`);
-      }
-    }
-    const report = await validateTree(target, {
-      transactionsRoot: values.root,
-      defaultNamespace: values['default-namespace'],
-      ...(allowed && { allowedNamespaces: allowed }),
-    });
+    if (!info?.isDirectory())
+      throw new UsageError(`${target}: ${info ? 'not a directory' : 'no such directory'}`);
+    const policy = policyFromFlags(values, values['controller-namespace']);
+    const report = await validateTree(target, { transactionsRoot: values.root, policy });
     process.stderr.write(humanReport(report));
     if (format === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     if (format === 'yaml') process.stdout.write(stringify(report, { lineWidth: 0 }));

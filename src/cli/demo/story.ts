@@ -29,6 +29,8 @@ import type { Narrator } from './progress.ts';
 import { DemoRepository } from './repository.ts';
 
 const NAMESPACE = 'shop';
+/** What examples/transactions run as (examples/setup/10-deployer.yaml). */
+const SERVICE_ACCOUNT = 'deployer';
 
 export interface StoryOptions {
   /** An existing cluster's admin kubeconfig instead of a local control plane. */
@@ -162,7 +164,9 @@ async function startJob(
   await mkdir(cacheDir);
   const args = [
     ...['--repo', repo.path, '--initial', 'apply', '--poll-interval', '1s', '--cache-dir', cacheDir],
+    // The repository's policy: the example namespace, and the one ServiceAccount its transactions name.
     ...['--default-namespace', NAMESPACE, '--allowed-namespaces', NAMESPACE],
+    ...['--allowed-service-accounts', `${NAMESPACE}/${SERVICE_ACCOUNT}`],
     // Only the example namespace: on an existing cluster, other Transactions are not the demo's business.
     ...['--namespace', NAMESPACE, '--controller-namespace', 'janus-system', '--no-leader-elect'],
     ...['--kubeconfig', cluster.controllerKubeconfig],

@@ -8,7 +8,12 @@ import { configMap, data, serviceAccount } from '../../support/saga.ts';
 import { janus } from './cli.ts';
 
 const clients = useClients();
-const as = () => ({ kubeconfig: clients.kubeconfigs.admin });
+/** The repository's policy, as janus run would have it: the test namespace and its ServiceAccounts. */
+const policy = () => ({
+  JANUS_ALLOWED_NAMESPACES: ns,
+  JANUS_ALLOWED_SERVICE_ACCOUNTS: 'deployer,reader,missing-sa',
+});
+const as = () => ({ kubeconfig: clients.kubeconfigs.admin, env: policy() });
 let ns = '';
 let repo = '';
 
@@ -142,10 +147,46 @@ describe('janus plan', () => {
     expect(orphan.stderr).toContain(`ServiceAccount ${ns}/missing-sa does not exist`);
     expect(orphan.code).toBe(2);
     // No cluster is needed to report an invalid directory.
-    const broken = await janus(['plan', 'broken/bad'], { kubeconfig: '/nonexistent', cwd: repo });
+    const broken = await janus(['plan', 'broken/bad'], {
+      kubeconfig: '/nonexistent',
+      cwd: repo,
+      env: policy(),
+    });
     expect(broken.stderr).toMatch(/broken\/bad\/10-x\.patch\.yaml:4:\d+: metadata\.name: /);
     expect(broken.code).toBe(2);
     const nothing = await janus(['plan', join(repo, 'broken/bad/10-x.patch.yaml')], as());
     expect(nothing.code).toBe(2);
+  });
+
+  it("refuses, without a cluster, what the repository's policy does not grant (exit 2)", async () => {
+    // The shipped default: no ServiceAccount at all.
+    const none = await janus(['plan', 'transactions/release'], { kubeconfig: '/nonexistent', cwd: repo });
+    expect(none.stderr).toMatch(
+      /transactions\/release\/transaction\.yaml:7:23: spec\.serviceAccountName: ServiceAccount "\S+\/deployer" is not allowed for this repository: .*--allowed-service-accounts or JANUS_ALLOWED_SERVICE_ACCOUNTS/,
+    );
+    expect(none.code).toBe(2);
+    const otherNamespace = await janus(
+      [
+        'plan',
+        'transactions/release',
+        '--allowed-namespaces',
+        'elsewhere',
+        '--allowed-service-accounts',
+        'deployer',
+      ],
+      { kubeconfig: '/nonexistent', cwd: repo },
+    );
+    expect(otherNamespace.stderr).toContain(
+      `transactions/release/transaction.yaml:5:14: metadata.namespace: namespace "${ns}" is not allowed for this repository`,
+    );
+    expect(otherNamespace.stderr).toContain(
+      `transactions/release/10-settings.patch.yaml:5:14: metadata.namespace: the target's namespace "${ns}" is not allowed`,
+    );
+    expect(otherNamespace.code).toBe(2);
+    const usage = await janus(['plan', 'transactions/release', '--allowed-namespaces', 'kube-system'], {
+      cwd: repo,
+    });
+    expect(usage.stderr).toMatch(/^janus: --allowed-namespaces \(JANUS_ALLOWED_NAMESPACES\): "kube-system"/);
+    expect(usage.code).toBe(2);
   });
 });

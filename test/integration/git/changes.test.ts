@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ChangeSet, commitReader, GitRepository, listChanges } from '../../../src/git/index.ts';
-import { parseTransactionDirectory } from '../../../src/gitops/index.ts';
+import { parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
 import { type GitServer, ScratchWorkTree, startGitServer } from '../../support/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
@@ -183,7 +183,7 @@ describe('listChanges', () => {
 
     const atFirst = await repo.run((session) =>
       parseTransactionDirectory(commitReader(session.store, first), 'transactions/alpha', {
-        defaultNamespace: 'default',
+        policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'sa' }),
       }),
     );
     if (!atFirst.ok) throw new Error(JSON.stringify(atFirst.diagnostics));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitReader, GitRepository, listChanges, writeFiles } from '../../../src/git/index.ts';
-import { parseTransactionDirectory } from '../../../src/gitops/index.ts';
+import { parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
 import { ResultsWriter } from '../../../src/results/index.ts';
 import { git } from '../../support/git-server.ts';
 
@@ -65,7 +65,7 @@ describe('a local repository path', () => {
         commitReader(session.store, added),
         'transactions/demo',
         {
-          defaultNamespace: 'default',
+          policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'sa' }),
         },
       );
       return { set, parsed };

@@ -31,7 +31,14 @@ describe('Git credentials', () => {
     const run = await janus.start({
       repo: repo.url,
       namespace: ns.name,
-      args: ['--git-username', 'janus-bot', '--git-token-file', await tokenFile(TOKEN)],
+      // The test server speaks plain http://: credentials go there only when allowed explicitly.
+      args: [
+        '--git-username',
+        'janus-bot',
+        '--git-token-file',
+        await tokenFile(TOKEN),
+        '--allow-insecure-http',
+      ],
       logLevel: 'trace',
     });
     await repo.push(
@@ -40,6 +47,7 @@ describe('Git credentials', () => {
     await waitForPhase(clients.admin, ns.name, 'authed', 'Committed');
     await eventually(async () => expect((await repo.result(ns.name, 'authed'))?.phase).toBe('Committed'));
     const logs = await run.logs();
+    expect(logs.match(/Git credentials are sent over plain http/g)).toHaveLength(1);
     expect(logs).not.toContain(TOKEN);
     expect(logs).not.toContain(Buffer.from(`janus-bot:${TOKEN}`).toString('base64'));
   });
@@ -50,7 +58,7 @@ describe('Git credentials', () => {
       repo: repo.url,
       namespace: ns.name,
       args: ['--git-username', 'janus-bot'],
-      env: { JANUS_GIT_TOKEN: 'wrong-token-value' },
+      env: { JANUS_GIT_TOKEN: 'wrong-token-value', JANUS_ALLOW_INSECURE_HTTP: 'true' },
       wait: false,
     });
     await eventually(async () =>

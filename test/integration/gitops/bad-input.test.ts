@@ -116,7 +116,9 @@ describe('bad input', () => {
         file: 'transactions/elsewhere/transaction.yaml',
         field: 'metadata.namespace',
         code: 'namespace-not-allowed',
-        message: `namespace "not-allowed" is not allowed for this repository (allowed: ${ns.name})`,
+        message:
+          `namespace "not-allowed" is not allowed for this repository (allowed: ${ns.name}; ` +
+          'set by --allowed-namespaces or JANUS_ALLOWED_NAMESPACES)',
       }),
     ]);
     const subjects = await repo.subjects();

@@ -3,10 +3,22 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { memoryReader, parseTransactionDirectory, validateTree } from '../../../src/gitops/index.ts';
+import {
+  memoryReader,
+  parseTransactionDirectory,
+  repositoryPolicy,
+  validateTree,
+} from '../../../src/gitops/index.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples');
-const OPTIONS = { defaultNamespace: 'default', allowedNamespaces: ['shop'] };
+// The policy janus demo runs with (src/cli/demo/story.ts).
+const OPTIONS = {
+  policy: repositoryPolicy({
+    defaultNamespace: 'shop',
+    allowedNamespaces: 'shop',
+    allowedServiceAccounts: 'shop/deployer',
+  }),
+};
 
 async function filesOf(dir: string, prefix: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

@@ -5,9 +5,16 @@ import {
   memoryReader,
   type ParseOptions,
   parseTransactionDirectory,
+  repositoryPolicy,
 } from '../../../src/gitops/index.ts';
 
-export const OPTIONS: ParseOptions = { defaultNamespace: 'default' };
+export const OPTIONS: ParseOptions = {
+  policy: repositoryPolicy({
+    defaultNamespace: 'default',
+    allowedNamespaces: 'default,other',
+    allowedServiceAccounts: 'deploy-sa',
+  }),
+};
 
 export const header = (name = 'deploy-v2', extra = '') => `apiVersion: tx.janus.io/v1alpha1
 kind: Transaction

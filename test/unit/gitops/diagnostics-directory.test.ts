@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { repositoryPolicy } from '../../../src/gitops/index.ts';
 import { at, configMap, diagnose, header, OPTIONS } from './diagnose.ts';
+
+const TEAM_A = repositoryPolicy({
+  defaultNamespace: 'default',
+  allowedNamespaces: 'team-a',
+  allowedServiceAccounts: 'deploy-sa',
+});
 
 describe('diagnostics about the directory', () => {
   it('lists unknown files with a hint, and refuses subdirectories', async () => {
@@ -25,9 +32,9 @@ describe('diagnostics about the directory', () => {
   });
 
   it('enforces the namespace allow-list, for an explicit and for the default namespace', async () => {
-    const options = { defaultNamespace: 'default', allowedNamespaces: ['team-a'] };
+    const options = { policy: TEAM_A };
     const explicit = await diagnose(
-      { 'transaction.yaml': header('deploy-v2', '  namespace: kube-system\n'), '10-a.patch.yaml': configMap },
+      { 'transaction.yaml': header('deploy-v2', '  namespace: prod\n'), '10-a.patch.yaml': configMap },
       options,
     );
     expect(explicit).toEqual([
@@ -39,16 +46,18 @@ describe('diagnostics about the directory', () => {
       }),
     ]);
     expect(explicit[0]?.message).toBe(
-      'namespace "kube-system" is not allowed for this repository (allowed: team-a)',
+      'namespace "prod" is not allowed for this repository ' +
+        '(allowed: team-a; set by --allowed-namespaces or JANUS_ALLOWED_NAMESPACES)',
     );
     const defaulted = await diagnose({ 'transaction.yaml': header(), '10-a.patch.yaml': configMap }, options);
     expect(defaulted[0]?.message).toBe(
-      'the default namespace "default" is not allowed for this repository (allowed: team-a)',
+      'the default namespace "default" is not allowed for this repository ' +
+        '(allowed: team-a; set by --allowed-namespaces or JANUS_ALLOWED_NAMESPACES)',
     );
   });
 
   it('reports an invalid namespace once, not also as outside the allow-list', async () => {
-    const options = { defaultNamespace: 'default', allowedNamespaces: ['team-a'] };
+    const options = { policy: TEAM_A };
     const diagnostics = await diagnose(
       { 'transaction.yaml': header('deploy-v2', '  namespace: Team_A\n'), '10-a.patch.yaml': configMap },
       options,

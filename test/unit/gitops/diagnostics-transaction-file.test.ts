@@ -88,6 +88,21 @@ describe('diagnostics in transaction.yaml', () => {
     expect(diagnostics[1]?.message).toBe('must be at least 1s, found "500ms"');
   });
 
+  it("rejects durations above the CRD's bounds: lockTimeout 1h, timeout 24h", async () => {
+    const diagnostics = await diagnose({
+      'transaction.yaml': `${header()}  lockTimeout: 61m\n  timeout: 25h\n`,
+      '10-a.delete.yaml': configMap,
+    });
+    expect(diagnostics).toEqual([
+      at('transaction.yaml', { code: 'invalid-value', field: 'spec.lockTimeout', line: 7, column: 16 }),
+      at('transaction.yaml', { code: 'invalid-value', field: 'spec.timeout', line: 8, column: 12 }),
+    ]);
+    expect(diagnostics.map((d) => d.message)).toEqual([
+      'must be at most 1h, found "61m"',
+      'must be at most 24h, found "25h"',
+    ]);
+  });
+
   it('reserves tx.janus.io/ annotations', async () => {
     const diagnostics = await diagnose({
       'transaction.yaml': header('deploy-v2', '  annotations:\n    tx.janus.io/source-path: forged\n'),

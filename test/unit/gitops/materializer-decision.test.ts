@@ -1,7 +1,12 @@
 /** The materializer's decision per directory: what Git shows × what the results branch records. */
 import { describe, expect, it } from 'vitest';
 import type { DirectoryChangeKind } from '../../../src/git/changes.ts';
-import { memoryReader, type ParseResult, parseTransactionDirectory } from '../../../src/gitops/index.ts';
+import {
+  memoryReader,
+  type ParseResult,
+  parseTransactionDirectory,
+  repositoryPolicy,
+} from '../../../src/gitops/index.ts';
 import {
   type DirectoryAction,
   type DirectoryFacts,
@@ -22,7 +27,7 @@ const CHANGE = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n
 async function parsed(files: Record<string, string>): Promise<ParseResult> {
   const prefixed = Object.fromEntries(Object.entries(files).map(([n, t]) => [`transactions/deploy/${n}`, t]));
   return parseTransactionDirectory(memoryReader(prefixed), 'transactions/deploy', {
-    defaultNamespace: 'default',
+    policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deployer' }),
   });
 }
 

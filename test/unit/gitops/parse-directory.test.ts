@@ -1,8 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader, type ParseOptions, parseTransactionDirectory } from '../../../src/gitops/index.ts';
+import {
+  memoryReader,
+  type ParseOptions,
+  parseTransactionDirectory,
+  repositoryPolicy,
+} from '../../../src/gitops/index.ts';
 
 const DIR = 'transactions/deploy-v2';
-const OPTIONS: ParseOptions = { defaultNamespace: 'default' };
+const OPTIONS: ParseOptions = {
+  policy: repositoryPolicy({
+    defaultNamespace: 'default',
+    allowedNamespaces: 'default,team-a,other',
+    allowedServiceAccounts: 'deploy-sa',
+  }),
+};
 
 const header = (extra = '') => `apiVersion: tx.janus.io/v1alpha1
 kind: Transaction

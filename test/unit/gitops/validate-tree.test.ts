@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { validateTree } from '../../../src/gitops/index.ts';
+import { repositoryPolicy, validateTree } from '../../../src/gitops/index.ts';
 
-const OPTIONS = { defaultNamespace: 'default' };
+const OPTIONS = { policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'sa' }) };
 const header = (name: string) =>
   `apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: ${name}\nspec:\n  serviceAccountName: sa\n`;
 const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n';

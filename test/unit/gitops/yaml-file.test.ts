@@ -42,7 +42,7 @@ describe('parseYamlFile', () => {
       );
     const parsed = parseYamlFile('bomb.yaml', `${bomb.join('\n')}\n`);
     expect(parsed.documents).toEqual([]);
-    expect(parsed.diagnostics[0]?.code).toBe('yaml-syntax');
+    expect(parsed.diagnostics[0]?.code).toBe('yaml-too-complex');
   });
 
   it('locates keys, values, sequence items, and falls back to the nearest parent', () => {
