@@ -6,6 +6,19 @@
 export const TRAILER_TRANSACTION = 'Janus-Transaction';
 export const TRAILER_PHASE = 'Janus-Phase';
 export const TRAILER_SOURCE = 'Janus-Source';
+/** The unique id of the result a commit carries (ResultRecord.id). */
+export const TRAILER_RESULT = 'Janus-Result';
+
+/** Adds a trailer to a message: to its trailer paragraph, or as a new one if it has none. */
+export function withTrailer(message: string, key: string, value: string): string {
+  const text = message.replace(/\s+$/, '');
+  const paragraphs = text.split(/\n\s*\n/);
+  const last = paragraphs.length > 1 ? (paragraphs.at(-1) ?? '') : '';
+  const endsInTrailers = last !== '' && last.split('\n').every((line) => TRAILER_LINE.test(line));
+  return `${text}${endsInTrailers ? '\n' : '\n\n'}${key}: ${oneLine(value)}\n`;
+}
+
+const TRAILER_LINE = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/;
 
 export interface ResultTrailers {
   /** "<namespace>/<name>" */
@@ -38,7 +51,7 @@ export function parseTrailers(message: string): Record<string, string> {
   const last = paragraphs.length > 1 ? (paragraphs[paragraphs.length - 1] ?? '') : '';
   const trailers: Record<string, string> = {};
   for (const line of last.split('\n')) {
-    const match = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/.exec(line);
+    const match = TRAILER_LINE.exec(line);
     if (match?.[1] !== undefined && match[2] !== undefined) trailers[match[1]] = match[2];
   }
   return trailers;

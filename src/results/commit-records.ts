@@ -1,11 +1,13 @@
 /**
  * Replays result records as commits on top of a tip of the results branch, without a worktree.
  * Because each record carries whole files, replaying onto a tip someone else moved needs no merge:
- * their files stay, ours are rewritten. Records already reflected in the tip are skipped, so a
- * replay after a crash (pushed, but not yet removed from the spool) adds nothing.
+ * their files stay, ours are rewritten. Records the caller found already on the branch (by their
+ * Janus-Result trailer, see landed.ts) are skipped; so are records without an id (queued by an
+ * older version) whose files the tip already holds.
  */
 import type { ObjectStore, Signature } from '../git/object-store.ts';
 import { writeFiles } from '../git/tree-writer.ts';
+import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
 import type { ResultRecord } from './result-record.ts';
 
 /** Returns the new tip (`base` itself when every record was already there). */
@@ -14,6 +16,7 @@ export async function commitRecords(
   base: string | undefined,
   records: readonly ResultRecord[],
   signature: Signature,
+  landed: ReadonlySet<string> = new Set(),
 ): Promise<string | undefined> {
   let tip = base;
   let tree: string | undefined;
@@ -24,6 +27,7 @@ export async function commitRecords(
     lastMessage = commit.message;
   }
   for (const record of records) {
+    if (record.id !== undefined && landed.has(record.id)) continue;
     const isNotice = Object.keys(record.files).length === 0;
     // A notice is already there when the tip is that very notice; a file change when no file differs.
     if (isNotice && lastMessage !== undefined && sameMessage(lastMessage, record.message)) continue;
@@ -34,7 +38,8 @@ export async function commitRecords(
     tip = await store.writeCommit({
       tree: newTree,
       parents: tip === undefined ? [] : [tip],
-      message: record.message,
+      message:
+        record.id === undefined ? record.message : withTrailer(record.message, TRAILER_RESULT, record.id),
       author: signature,
       committer: signature,
     });
@@ -45,5 +50,12 @@ export async function commitRecords(
 }
 
 function sameMessage(a: string, b: string): boolean {
-  return a.trim() === b.trim();
+  return withoutResultId(a) === withoutResultId(b);
 }
+
+const withoutResultId = (message: string) =>
+  message
+    .split('\n')
+    .filter((line) => !line.startsWith(`${TRAILER_RESULT}:`))
+    .join('\n')
+    .trim();

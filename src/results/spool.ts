@@ -3,6 +3,7 @@
  * JSON file per result, named by a sequence number (their commit order), written atomically
  * (temporary file, fsync, rename), removed once the push that carried it succeeded.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asResultRecord, type ResultRecord } from './result-record.ts';
@@ -66,7 +67,8 @@ export class ResultSpool {
   }
 
   /** Durably stores `record`; once this resolves, a crash does not lose it. */
-  async add(record: ResultRecord): Promise<SpoolEntry> {
+  async add(queued: ResultRecord): Promise<SpoolEntry> {
+    const record: ResultRecord = { id: randomUUID(), ...queued };
     const id = String(this.#next++).padStart(ID_DIGITS, '0');
     const path = join(this.dir, `${id}${SUFFIX}`);
     const temporary = `${path}.tmp`;

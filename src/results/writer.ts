@@ -12,6 +12,7 @@ import type { Signature } from '../git/object-store.ts';
 import type { GitRepository, GitSession } from '../git/repository.ts';
 import { type BackoffPolicy, backoffDelay, sleep } from './backoff.ts';
 import { commitRecords } from './commit-records.ts';
+import { landedResults } from './landed.ts';
 import type { ResultRecord } from './result-record.ts';
 import { ResultSpool, type SpoolEntry } from './spool.ts';
 
@@ -57,6 +58,14 @@ export class ResultsWriter {
   #inFlight: Promise<FlushReport> | undefined;
   #failures = 0;
   #closed = false;
+  /**
+   * Spool entries whose push may have landed without our knowing (a push that failed after it
+   * was sent, or entries left by a previous process), with the tip that push was built on
+   * (undefined: unknown). Looked for on the branch, down to that tip, before they are replayed.
+   */
+  readonly #uncertain = new Map<string, string | undefined>();
+  /** The tip the push in progress was built on. */
+  #pushedOnto: string | undefined;
 
   private constructor(options: ResultsWriterOptions, spool: ResultSpool) {
     this.branch = options.branch ?? DEFAULT_RESULTS_BRANCH;
@@ -72,6 +81,7 @@ export class ResultsWriter {
       options.logger?.error({ file }, 'unreadable pending result set aside as *.corrupt'),
     );
     const writer = new ResultsWriter(options, spool);
+    for (const entry of spool.entries()) writer.#uncertain.set(entry.id, undefined);
     if (spool.size > 0) writer.#schedule(0);
     return writer;
   }
@@ -104,7 +114,7 @@ export class ResultsWriter {
     } catch (error) {
       const delay = backoffDelay(this.#failures++, this.#options.retry ?? DEFAULT_RETRY);
       this.#options.logger?.warn(
-        { err: describe(error), pending: this.#spool.size, retryInMs: delay },
+        { err: error, pending: this.#spool.size, retryInMs: delay },
         'results push failed; will retry',
       );
       this.#schedule(delay);
@@ -133,8 +143,18 @@ export class ResultsWriter {
 
   async #push(batch: readonly SpoolEntry[]): Promise<FlushReport> {
     if (batch.length === 0) return { records: 0, tip: undefined, replays: 0 };
-    const report = await this.#repository.run((session) => this.#pushWithReplay(session, batch));
+    let report: FlushReport;
+    try {
+      report = await this.#repository.run((session) => this.#pushWithReplay(session, batch));
+    } catch (error) {
+      // Keep the oldest tip an entry was pushed onto: anything that landed lies above it.
+      for (const entry of batch) {
+        if (!this.#uncertain.has(entry.id)) this.#uncertain.set(entry.id, this.#pushedOnto);
+      }
+      throw error;
+    }
     await this.#spool.remove(batch);
+    for (const entry of batch) this.#uncertain.delete(entry.id);
     this.#options.logger?.info(
       { records: batch.length, tip: report.tip, replays: report.replays },
       'results pushed',
@@ -145,9 +165,26 @@ export class ResultsWriter {
   async #pushWithReplay(session: GitSession, batch: readonly SpoolEntry[]): Promise<FlushReport> {
     const replay = this.#options.replay ?? DEFAULT_REPLAY;
     const records = batch.map((e) => e.record);
+    const uncertain = batch.filter((e) => this.#uncertain.has(e.id));
+    const bases = uncertain.map((e) => this.#uncertain.get(e.id));
+    // A base is unknown after a restart: then look back as far as landedResults allows.
+    const since = bases.every((b) => b !== undefined) ? new Set(bases as string[]) : undefined;
     for (let attempt = 0; ; attempt++) {
       const base = await session.fetch(this.branch);
-      const tip = await commitRecords(session.store, base, records, this.#signature());
+      this.#pushedOnto = base;
+      const landed = await landedResults(
+        session.store,
+        base,
+        uncertain.map((e) => e.record),
+        since,
+      );
+      if (landed.size > 0) {
+        this.#options.logger?.info(
+          { branch: this.branch, results: landed.size },
+          'results already on the branch from an earlier push; not committing them again',
+        );
+      }
+      const tip = await commitRecords(session.store, base, records, this.#signature(), landed);
       try {
         if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base);
         return { records: records.length, tip, replays: attempt };
@@ -168,9 +205,4 @@ export class ResultsWriter {
     const now = (this.#options.clock ?? (() => new Date()))();
     return { ...author, timestamp: Math.floor(now.getTime() / 1000), timezoneOffset: 0 };
   }
-}
-
-function describe(error: unknown): { kind?: string; message: string } {
-  if (error instanceof GitAccessError) return { kind: error.kind, message: error.message };
-  return { message: error instanceof Error ? error.message : String(error) };
 }

@@ -52,6 +52,11 @@ export interface GitServer {
   repoPath(repo: string): string;
   setDown(down: boolean, mode?: OutageMode): void;
   /**
+   * The next `count` pushes are carried out (git-receive-pack runs to the end and updates the
+   * refs) but their response is lost: an HTTP 500, or the connection reset.
+   */
+  loseResponses(count: number, mode: 'error' | 'reset'): void;
+  /**
    * Runs `hook` before serving each request until it returns true (e.g. to push a competing commit
    * between a client's ref discovery and its push).
    */
@@ -88,6 +93,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   const sockets = new Set<Socket>();
   const records: RecordedRequest[] = [];
   let outage: OutageMode | undefined;
+  let lost = { count: 0, mode: 'error' as 'error' | 'reset' };
   let hook: ((request: RecordedRequest) => Promise<boolean> | boolean) | undefined;
 
   const server = createServer(async (req, res) => {
@@ -114,6 +120,18 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       res.writeHead(401, { 'www-authenticate': 'Basic realm="janus-test"' }).end('authentication required\n');
       return;
     }
+    if (lost.count > 0 && entry.method === 'POST' && entry.path === 'git-receive-pack') {
+      lost.count--;
+      const child = spawnHttpBackend(root, req, entry);
+      children.add(child);
+      child.stdout?.resume(); // the push happens; its report goes nowhere
+      child.on('close', () => {
+        children.delete(child);
+        if (lost.mode === 'reset') req.socket.destroy();
+        else res.writeHead(500, { 'content-type': 'text/plain' }).end('response lost for a test\n');
+      });
+      return;
+    }
     const child = runHttpBackend(root, req, res, entry);
     children.add(child);
     child.on('close', () => children.delete(child));
@@ -137,6 +155,9 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       await git(root, 'init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`, path);
       await git(path, 'config', 'http.receivepack', 'true');
       return path;
+    },
+    loseResponses(count, mode) {
+      lost = { count, mode };
     },
     setDown(down, mode = 'unavailable') {
       outage = down ? mode : undefined;
@@ -187,6 +208,19 @@ function runHttpBackend(
   res: ServerResponse,
   entry: RecordedRequest,
 ): ChildProcess {
+  const child = spawnHttpBackend(root, req, entry);
+  res.on('close', () => {
+    if (child.exitCode === null) child.kill('SIGKILL'); // the client went away mid-response
+  });
+  child.on('error', () => {
+    if (!res.headersSent) res.writeHead(500).end('cannot run git http-backend\n');
+  });
+  streamCgiResponse(child, res, entry);
+  return child;
+}
+
+/** Starts `git http-backend` for one request, with the request body on its stdin. */
+function spawnHttpBackend(root: string, req: IncomingMessage, entry: RecordedRequest): ChildProcess {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const child = spawn('git', ['http-backend'], {
     env: {
@@ -213,13 +247,6 @@ function runHttpBackend(
   });
   req.pipe(child.stdin!);
   child.stdin!.on('error', () => {}); // the CGI may exit before reading everything; the status says why
-  res.on('close', () => {
-    if (child.exitCode === null) child.kill('SIGKILL'); // the client went away mid-response
-  });
-  child.on('error', () => {
-    if (!res.headersSent) res.writeHead(500).end('cannot run git http-backend\n');
-  });
-  streamCgiResponse(child, res, entry);
   return child;
 }
 

@@ -1,15 +1,10 @@
 /** The results branch over real smart HTTP: commits, batching, races, outages and restarts. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GitRepository } from '../../../src/git/index.ts';
-import {
-  type ResultRecord,
-  ResultSpool,
-  ResultsWriter,
-  type ResultsWriterOptions,
-} from '../../../src/results/index.ts';
+import { type ResultRecord, ResultsWriter, type ResultsWriterOptions } from '../../../src/results/index.ts';
 import { eventually } from '../../support/eventually.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../../support/git-server.ts';
 
@@ -200,23 +195,63 @@ describe('ResultsWriter', () => {
     const notice = { files: {}, message: 'default/x: edit ignored (already materialized)\n' };
     await first.write(record);
     await first.write(notice);
+    const spoolDir = join(
+      (await GitRepository.open({ location: server.url(repoName), cacheDir })).stateDir,
+      'pending-results',
+    );
+    const queued = await Promise.all(
+      (await readdir(spoolDir)).map(async (f) => [f, await readFile(join(spoolDir, f))] as const),
+    );
     await first.flush();
     await first.close();
-    // The crash: the push went through but the spool still holds the results.
-    const spool = await ResultSpool.open(
-      join(
-        (await GitRepository.open({ location: server.url(repoName), cacheDir })).stateDir,
-        'pending-results',
-      ),
-    );
-    await spool.add(record);
-    await spool.add(notice);
+    // The crash: the push went through but the spool files were not removed yet.
+    for (const [file, bytes] of queued) await writeFile(join(spoolDir, file), bytes);
 
     const second = await openWriter({}, cacheDir);
     await eventually(() => expect(second.pending).toBe(0));
     expect(await history()).toEqual([
       'default/x: edit ignored (already materialized) [1 parents]',
       'default/pushed-then-crashed: Committed (1/1 changes) [0 parents]',
+    ]);
+  });
+
+  for (const mode of ['error', 'reset'] as const) {
+    it(`writes each outcome once when pushes land but their responses are lost (${mode})`, async () => {
+      const writer = await openWriter();
+      // A rollback's start and its end rewrite the same file: a replay by content alone would
+      // commit the start again on top of the end, and then the end again.
+      await writer.write(result('deploy', 'RollingBack'));
+      await writer.write(result('deploy', 'RolledBack'));
+      await writer.write(result('other'));
+      server.loseResponses(2, mode);
+      await expect(writer.flush()).rejects.toThrow(); // landed, but the writer cannot know
+      await writer.write(result('late', 'Failed'));
+      await expect(writer.flush()).rejects.toThrow(); // only "late" is pushed again; lost too
+      const report = await writer.flush(); // finds all four on the branch: nothing to push
+      expect(report.records).toBe(4); // all four confirmed: they were on the branch already
+      expect(writer.pending).toBe(0);
+      expect(await history()).toEqual([
+        'default/late: Failed (1/1 changes) [1 parents]',
+        'default/other: Committed (1/1 changes) [1 parents]',
+        'default/deploy: RolledBack (1/1 changes) [1 parents]',
+        'default/deploy: RollingBack (1/1 changes) [0 parents]',
+      ]);
+      expect(await show('results/default/deploy.yaml')).toBe('phase: RolledBack');
+      const trailers = await git(bare, 'log', '--format=%(trailers:key=Janus-Result,valueonly)', BRANCH);
+      expect(new Set(trailers.split('\n').filter(Boolean)).size).toBe(4);
+    });
+  }
+
+  it('a result queued again after it landed is still written once (same id)', async () => {
+    const writer = await openWriter();
+    await writer.write(result('once'));
+    server.loseResponses(1, 'error');
+    await expect(writer.flush()).rejects.toThrow();
+    await writer.write(result('later'));
+    await writer.flush();
+    expect(await history()).toEqual([
+      'default/later: Committed (1/1 changes) [1 parents]',
+      'default/once: Committed (1/1 changes) [0 parents]',
     ]);
   });
 });

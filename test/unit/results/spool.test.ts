@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffDelay, ResultSpool } from '../../../src/results/index.ts';
+import { backoffDelay, type ResultRecord, ResultSpool } from '../../../src/results/index.ts';
 
 let dir: string;
 const record = (n: number) => ({
@@ -17,12 +17,26 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** What a record says, without the id the spool gives it. */
+const content = (e: { record: ResultRecord }) => ({ files: e.record.files, message: e.record.message });
+
 describe('ResultSpool', () => {
+  it('gives every result a unique id, kept across a restart', async () => {
+    const spool = await ResultSpool.open(dir);
+    const [a, b] = [await spool.add(record(1)), await spool.add(record(1))];
+    expect(a.record.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.record.id).not.toBe(b.record.id);
+    expect((await ResultSpool.open(dir)).entries().map((e) => e.record.id)).toEqual([
+      a.record.id,
+      b.record.id,
+    ]);
+  });
+
   it('keeps pending results across a restart, in the order they were written', async () => {
     const spool = await ResultSpool.open(dir);
     for (const n of [1, 2, 3]) await spool.add(record(n));
     const reopened = await ResultSpool.open(dir);
-    expect(reopened.entries().map((e) => e.record)).toEqual([record(1), record(2), record(3)]);
+    expect(reopened.entries().map(content)).toEqual([record(1), record(2), record(3)]);
     await reopened.add(record(4));
     expect(reopened.entries().map((e) => e.id)).toEqual([
       '000000000000',
@@ -37,7 +51,7 @@ describe('ResultSpool', () => {
     const entries = [await spool.add(record(1)), await spool.add(record(2))];
     await spool.remove(entries.slice(0, 1));
     expect(spool.size).toBe(1);
-    expect((await ResultSpool.open(dir)).entries().map((e) => e.record)).toEqual([record(2)]);
+    expect((await ResultSpool.open(dir)).entries().map(content)).toEqual([record(2)]);
   });
 
   it('sets unreadable entries aside and drops unfinished writes', async () => {
@@ -47,7 +61,7 @@ describe('ResultSpool', () => {
     await writeFile(join(dir, '000000000006.json.tmp'), '{"partial');
     const corrupt: string[] = [];
     const reopened = await ResultSpool.open(dir, (file) => corrupt.push(file));
-    expect(reopened.entries().map((e) => e.record)).toEqual([record(1)]);
+    expect(reopened.entries().map(content)).toEqual([record(1)]);
     expect(corrupt).toEqual([join(dir, '000000000005.json')]);
     expect((await readdir(dir)).sort()).toEqual(['000000000000.json', '000000000005.json.corrupt']);
     expect((await reopened.add(record(2))).id).toBe('000000000006');
