@@ -2,7 +2,7 @@
  * The `janus` command line: dispatches to one command per file under commands/. Commands are
  * registered in registry.ts.
  */
-import { KubeApiError } from '../kube/errors.ts';
+import { errorText } from '../log/describe-error.ts';
 import { VERSION } from '../version.ts';
 import { parse, renderHelp, UsageError } from './command.ts';
 import { COMMANDS, findCommand } from './registry.ts';
@@ -47,16 +47,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UsageError) {
-      process.stderr.write(`janus: ${e.message}\n`);
-      process.exitCode = e.exitCode;
-    } else if (e instanceof KubeApiError) {
-      // The API server refused or failed: its message says why; a stack trace would not.
-      process.stderr.write(`janus: ${e.message}\n`);
-      process.exitCode = 1;
-    } else {
-      process.stderr.write(`janus: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-      process.exitCode = 1;
-    }
+    const code = e instanceof UsageError ? e.exitCode : 1;
+    // One line for an expected failure (a refusal, an unreachable server, a missing file, a usage
+    // error); a stack only for a programming error. See src/log/describe-error.ts.
+    const message = errorText(e);
+    // A command that failed may have left a listener or a timer behind (an operations server
+    // answering /healthz): exit, so a process that cannot do its job never looks alive.
+    process.stderr.write(`janus: ${message}\n`, () => process.exit(code));
   },
 );

@@ -6,6 +6,7 @@
 import type { Change, Transaction } from '../api/v1alpha1/index.ts';
 import { isNotFound, KubeApiError } from '../kube/errors.ts';
 import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
+import { describeError } from '../log/describe-error.ts';
 import {
   describeTarget,
   fieldManager,
@@ -126,7 +127,7 @@ function explain(e: unknown, asServiceAccount: boolean): string {
         : '';
     return `${e.reason}: ${e.serverMessage}${hint}`;
   }
-  return e instanceof Error ? e.message : String(e);
+  return describeError(e).message;
 }
 
 /** A message when the ServiceAccount is known not to exist; undefined if it exists or we may not look. */

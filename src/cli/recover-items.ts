@@ -7,6 +7,7 @@ import type { KubeClient } from '../kube/client.ts';
 import { isConflict, isNotFound, KubeApiError } from '../kube/errors.ts';
 import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
 import { expiresAt, holderTransaction, isFree, type LeaseSpec } from '../locks/lease-name.ts';
+import { describeError } from '../log/describe-error.ts';
 import type { StoreReader } from '../rollback-store/store.ts';
 import { describeTarget, resolveTarget } from '../saga/targets.ts';
 import { diffObjects } from './manifest-diff.ts';
@@ -30,7 +31,10 @@ export async function inspectItem(
   const mapping = await asServiceAccount.discovery.mapping(item.target.apiVersion, item.target.kind);
   const resolved = resolveTarget(item.target, txn.metadata.namespace ?? 'default', mapping.namespaced);
   const ref: ObjectRef = { ...item.target, namespace: resolved.namespace };
-  const [{ prior }, current] = await Promise.all([store.snapshot(item.index), asServiceAccount.find(ref)]);
+  const [{ prior }, current] = await Promise.all([
+    store.snapshot(item.index, { target: ref, digest: txn.status?.items?.[item.index]?.snapshotDigest }),
+    asServiceAccount.find(ref),
+  ]);
   const what = describeTarget(resolved);
   const diff = diffObjects(current, prior, {
     from: current
@@ -98,6 +102,9 @@ export async function restoreItem(asServiceAccount: Objects, item: InspectedItem
       };
     }
     if (op.op === 'delete' && isNotFound(e)) return { ok: true };
-    return { ok: false, message: e instanceof KubeApiError ? `${e.reason}: ${e.serverMessage}` : String(e) };
+    return {
+      ok: false,
+      message: e instanceof KubeApiError ? `${e.reason}: ${e.serverMessage}` : describeError(e).message,
+    };
   }
 }

@@ -76,7 +76,7 @@ export class KubeClient {
         signal: req.signal,
       });
       status = res.statusCode ?? 0;
-      const text = await readText(res);
+      const text = await this.#readText(res, req.signal);
       if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
       throw new KubeApiError(req.method, req.path, status, parseStatus(text), text);
     } finally {
@@ -112,7 +112,7 @@ export class KubeClient {
       impersonating: this.impersonating,
     });
     if (res.statusCode !== 200) {
-      const text = await readText(res);
+      const text = await this.#readText(res, signal);
       throw new KubeApiError('WATCH', path, res.statusCode ?? 0, parseStatus(text), text);
     }
     // Decoded as a stream, so a character split across two chunks stays whole.
@@ -131,9 +131,18 @@ export class KubeClient {
       }
     } catch (e) {
       if (signal.aborted) return;
-      throw e;
+      throw this.connection.unreachable(e);
     } finally {
       res.destroy();
+    }
+  }
+
+  /** The body; a connection lost while it arrives is a KubeConnectionError. */
+  async #readText(res: IncomingMessage, signal: AbortSignal | undefined): Promise<string> {
+    try {
+      return await readText(res);
+    } catch (e) {
+      throw signal?.aborted ? e : this.connection.unreachable(e);
     }
   }
 

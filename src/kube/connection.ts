@@ -9,7 +9,8 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { type Credentials, credentialsFor } from './credentials.ts';
-import type { KubeConfig } from './kubeconfig.ts';
+import { KubeConnectionError } from './errors.ts';
+import { type KubeConfig, KubeConfigError } from './kubeconfig.ts';
 
 export { type LoadOptions, loadKubeConfig } from './kubeconfig.ts';
 
@@ -43,6 +44,8 @@ const AUTH_REFRESH_MS = 10_000;
 
 export class Connection {
   readonly server: URL;
+  /** The kubeconfig context it was made from, for error messages. */
+  readonly context: string;
   readonly agent: http.Agent;
   readonly userAgent: string;
   readonly #credentials: Credentials;
@@ -52,8 +55,9 @@ export class Connection {
   #requests = 0;
   readonly #exitAfterRequests: number | undefined;
 
-  private constructor(server: URL, credentials: Credentials, userAgent: string) {
+  private constructor(server: URL, context: string, credentials: Credentials, userAgent: string) {
     this.server = server;
+    this.context = context;
     this.#credentials = credentials;
     this.userAgent = userAgent;
     const { tls } = credentials;
@@ -77,8 +81,18 @@ export class Connection {
   static async fromKubeConfig(config: KubeConfig, userAgent = 'janus'): Promise<Connection> {
     const cluster = config.cluster;
     if (!cluster)
-      throw new Error(`kubeconfig ${config.source} has no cluster for context "${config.currentContext}"`);
-    const conn = new Connection(new URL(cluster.server), await credentialsFor(config), userAgent);
+      throw new KubeConfigError(
+        `kubeconfig ${config.source} has no cluster for context "${config.currentContext}"`,
+      );
+    let server: URL;
+    try {
+      server = new URL(cluster.server);
+    } catch {
+      throw new KubeConfigError(
+        `kubeconfig ${config.source}: cluster "${cluster.name}": server "${cluster.server}" is not a URL`,
+      );
+    }
+    const conn = new Connection(server, config.currentContext, await credentialsFor(config), userAgent);
     await conn.authHeaders();
     return conn;
   }
@@ -111,16 +125,33 @@ export class Connection {
       });
       outgoing.on('timeout', () =>
         outgoing.destroy(
-          new Error(`${req.method} ${req.path}: no answer from ${this.server.origin} in 60 s`),
+          Object.assign(new Error(`no answer to ${req.method} ${req.path} in 60 s`), { code: 'ETIMEDOUT' }),
         ),
       );
       outgoing.on('response', (res) => {
         if (req.streaming) outgoing.setTimeout(0);
         resolve(res);
       });
-      outgoing.on('error', reject);
+      outgoing.on('error', (error) => reject(req.signal?.aborted ? error : this.unreachable(error)));
       outgoing.end(req.body);
     });
+  }
+
+  /**
+   * A network error (refused, reset, DNS, TLS, timeout) as a KubeConnectionError naming this
+   * server and context; anything else (an abort, a parse error) unchanged.
+   */
+  unreachable(error: unknown): unknown {
+    if (error instanceof KubeConnectionError || !(error instanceof Error)) return error;
+    if (error.name === 'AbortError' || typeof (error as NodeJS.ErrnoException).code !== 'string')
+      return error;
+    return new KubeConnectionError(this.serverName, this.context, error);
+  }
+
+  /** The server URL as people write it: no trailing slash. */
+  get serverName(): string {
+    const path = this.server.pathname.replace(/\/+$/, '');
+    return `${this.server.origin}${path}`;
   }
 
   observe(observer: RequestObserver): () => void {

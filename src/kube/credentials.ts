@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type https from 'node:https';
-import type { KubeConfig, KubeUser } from './kubeconfig.ts';
+import { type KubeConfig, KubeConfigError, type KubeUser } from './kubeconfig.ts';
 
 export interface TlsOptions {
   ca?: string;
@@ -40,7 +40,9 @@ function staticCredentials(config: KubeConfig): Credentials {
     try {
       return readFileSync(file, 'utf8');
     } catch (e) {
-      throw new Error(`kubeconfig ${config.source}: cannot read ${what} ${file}: ${(e as Error).message}`);
+      throw new KubeConfigError(
+        `kubeconfig ${config.source}: cannot read ${what} ${file}: ${(e as Error).message}`,
+      );
     }
   };
   const ca = pem(cluster?.caData, cluster?.caFile, 'certificate-authority');
@@ -73,7 +75,15 @@ async function clientNodeCredentials(config: KubeConfig): Promise<Credentials> {
   });
   const apply = async () => {
     const opts: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
+    try {
+      await kc.applyToHTTPSOptions(opts);
+    } catch (e) {
+      // An exec plugin that is not installed or fails, an expired auth provider: say whose.
+      throw new KubeConfigError(
+        `kubeconfig ${config.source}: cannot get the credentials of user "${config.user?.name}": ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
     return opts;
   };
   const first = await apply();

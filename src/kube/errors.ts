@@ -1,4 +1,8 @@
-/** Errors from the Kubernetes API, parsed from its Status body so callers can branch on `reason`. */
+/**
+ * Errors from the Kubernetes API, parsed from its Status body so callers can branch on `reason`,
+ * and the error of an API server that could not be reached at all.
+ */
+import { EXPECTED_ERROR } from '../log/describe-error.ts';
 
 export interface StatusCause {
   type?: string;
@@ -23,6 +27,8 @@ export interface StatusBody {
 
 export class KubeApiError extends Error {
   override readonly name = 'KubeApiError';
+  /** The API server refused or failed: its message says why; a stack trace would not. */
+  readonly [EXPECTED_ERROR] = true;
   readonly status: number;
   readonly reason: string;
   readonly details: StatusBody['details'];
@@ -45,6 +51,40 @@ export class KubeApiError extends Error {
     const prefix = `${this.method} ${this.path}: ${this.status} ${this.reason}: `;
     return this.message.startsWith(prefix) ? this.message.slice(prefix.length) : this.message;
   }
+}
+
+/**
+ * No answer from the API server: the connection was refused or reset, the name did not resolve,
+ * TLS failed, or nothing came back in time. Named after the server and the kubeconfig context, as
+ * kubectl does: `cannot reach the API server https://127.0.0.1:6443 (context "kind-dev"): connect
+ * ECONNREFUSED`. The original error is the `cause`.
+ */
+export class KubeConnectionError extends Error {
+  override readonly name = 'KubeConnectionError';
+  readonly [EXPECTED_ERROR] = true;
+  /** The server URL, as the kubeconfig gives it. */
+  readonly server: string;
+  readonly context: string;
+  /** The network error's code, e.g. `ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`. */
+  readonly code: string | undefined;
+
+  constructor(server: string, context: string, cause: unknown) {
+    super(`cannot reach the API server ${server} (context "${context}"): ${networkDetail(cause)}`, { cause });
+    this.server = server;
+    this.context = context;
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
+
+/**
+ * `connect ECONNREFUSED` rather than `connect ECONNREFUSED 127.0.0.1:6443`: the address is the
+ * server's, already named. Errors without a syscall (`socket hang up`, TLS) keep their message.
+ */
+function networkDetail(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const { code, syscall } = cause as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string' ? `${syscall} ${code}` : cause.message;
 }
 
 function reasonForStatus(status: number): string {

@@ -21,6 +21,7 @@ import {
   type User,
 } from '@kubernetes/client-node/dist/config_types.js';
 import { parse } from 'yaml';
+import { EXPECTED_ERROR } from '../log/describe-error.ts';
 
 export type { Cluster, Context, User };
 
@@ -34,6 +35,15 @@ export interface LoadOptions {
 /** A user entry, plus kubectl's `tokenFile`: a token re-read whenever credentials are refreshed. */
 export interface KubeUser extends User {
   readonly tokenFile?: string | undefined;
+}
+
+/**
+ * A kubeconfig that is missing, unreadable, invalid, or lacks the context or cluster asked for;
+ * the message names the file. An expected failure: reported without a stack.
+ */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+  readonly [EXPECTED_ERROR] = true;
 }
 
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -81,7 +91,7 @@ export class KubeConfig {
 
   withContext(name: string): KubeConfig {
     if (!this.contexts.some((c) => c.name === name))
-      throw new Error(`kubeconfig ${this.source} has no context "${name}"`);
+      throw new KubeConfigError(`kubeconfig ${this.source} has no context "${name}"`);
     return new KubeConfig(this.clusters, this.users, this.contexts, name, this.source);
   }
 }
@@ -90,13 +100,15 @@ export class KubeConfig {
 export function loadKubeConfig(opts: LoadOptions = {}): KubeConfig {
   let config = opts.kubeconfig ? readKubeConfigFile(opts.kubeconfig) : defaultKubeConfig();
   if (!config) {
-    throw new Error(
+    throw new KubeConfigError(
       'no Kubernetes configuration found: set KUBECONFIG or --kubeconfig, or run inside a cluster',
     );
   }
   if (opts.context) config = config.withContext(opts.context);
   if (!config.cluster) {
-    throw new Error(`kubeconfig ${config.source} has no cluster for context "${config.currentContext}"`);
+    throw new KubeConfigError(
+      `kubeconfig ${config.source} has no cluster for context "${config.currentContext}"`,
+    );
   }
   return config;
 }
@@ -114,7 +126,7 @@ export function readKubeConfigFile(file: string): KubeConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`cannot read kubeconfig ${file}: ${(e as Error).message}`);
+    throw new KubeConfigError(`cannot read kubeconfig ${file}: ${(e as Error).message}`);
   }
   return parseKubeConfig(text, file);
 }
@@ -125,7 +137,7 @@ export function parseKubeConfig(text: string, file: string): KubeConfig {
   try {
     doc = (parse(text) ?? {}) as RawKubeConfig;
   } catch (e) {
-    throw new Error(`kubeconfig ${file} is not valid YAML: ${(e as Error).message}`);
+    throw new KubeConfigError(`kubeconfig ${file} is not valid YAML: ${(e as Error).message}`);
   }
   const dir = dirname(file);
   const absolute = (path: string) => (isAbsolute(path) ? path : join(dir, path));
@@ -146,7 +158,7 @@ export function parseKubeConfig(text: string, file: string): KubeConfig {
     });
     return new KubeConfig(clusters, users, newContexts(doc.contexts), doc['current-context'] ?? '', file);
   } catch (e) {
-    throw new Error(`kubeconfig ${file}: ${(e as Error).message}`);
+    throw new KubeConfigError(`kubeconfig ${file}: ${(e as Error).message}`);
   }
 }
 

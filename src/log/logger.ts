@@ -1,7 +1,7 @@
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import { pino } from 'pino';
+import { describeError } from './describe-error.ts';
 import { redactSecrets } from './redact.ts';
-import { serializeError } from './serialize-error.ts';
 
 /** The logger every module takes; import this alias rather than pino itself. */
 export type Logger = PinoLogger;
@@ -30,13 +30,15 @@ export interface LoggerOptions {
  * A JSON-lines logger: `{"level":"info","time":"<ISO 8601>","name":…,"version":…,"msg":…}`.
  *
  * - Secrets are censored in every record and every child binding (see redact.ts for the rule).
- * - `err` and `error` fields go through serializeError, which drops HTTP response bodies and headers.
+ * - `err` and `error` fields go through describeError: one readable message, no HTTP response
+ *   bodies or headers, and a stack only for unexpected errors (programming errors).
  * - The default destination is stderr, because the CLI keeps stdout for machine output
  *   (`-o json`); writes are synchronous so the last lines before a crash or SIGKILL are not lost.
  * - `base` replaces pino's pid and hostname: in a pod both are noise next to the pod name
  *   that the log collector already attaches.
  */
 export function createLogger(options: LoggerOptions): Logger {
+  const errorField = (value: unknown) => describeError(value);
   const logger = pino(
     {
       level: options.level,
@@ -46,7 +48,7 @@ export function createLogger(options: LoggerOptions): Logger {
         level: (label) => ({ level: label }),
         log: redactSecrets,
       },
-      serializers: { err: serializeError, error: serializeError },
+      serializers: { err: errorField, error: errorField },
     },
     options.destination ?? pino.destination({ dest: 2, sync: true }),
   );

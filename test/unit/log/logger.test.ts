@@ -1,4 +1,6 @@
+import { Errors } from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
+import { toGitAccessError } from '../../../src/git/errors.ts';
 import { createLogger, type Logger, silentLogger } from '../../../src/log/index.ts';
 
 /** A logger writing into memory, and the JSON lines it wrote. */
@@ -129,6 +131,38 @@ describe('createLogger', () => {
 
     for (const line of lines()) expect(line).not.toContain('leak');
     expect(lastRecord(lines).error).toMatchObject({ status: 409, reason: 'Conflict' });
+  });
+
+  it('logs an expected failure as its message alone, and a programming error with its stack', () => {
+    const { logger, lines } = memoryLogger();
+    const refused = toGitAccessError(new Errors.HttpError(401, 'Unauthorized', 'denied'), {
+      repository: 'https://git.example/acme/changes.git',
+      ref: 'janus/results',
+      operation: 'push',
+    });
+
+    logger.warn({ err: refused, pending: 1 }, 'results push failed; will retry');
+    const expected = lastRecord(lines);
+    logger.error({ err: new TypeError('x is not a function') }, 'work queue task failed');
+    const unexpected = lastRecord(lines);
+
+    expect(expected.err).toEqual({
+      name: 'GitAccessError',
+      message:
+        'push https://git.example/acme/changes.git (janus/results): the server refused the credentials (HTTP 401); check the configured token or password',
+      expected: true,
+      kind: 'auth',
+      cause: {
+        name: 'HttpError',
+        message: 'HTTP Error: 401 Unauthorized',
+        expected: true,
+        code: 'HttpError',
+        status: 401,
+        reason: 'Unauthorized',
+      },
+    });
+    expect(unexpected.err).toMatchObject({ name: 'TypeError', expected: false });
+    expect((unexpected.err as { stack?: string }).stack).toMatch(/^TypeError: x is not a function\n\s+at /);
   });
 });
 
