@@ -26,14 +26,32 @@ ldflags="-s -w \
 key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
-if [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/etcd && -x $out/kubectl && -f $out/.complete ]]; then
+up_to_date() {
+  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/etcd && -x $out/kubectl && -f $out/.complete ]]
+}
+if up_to_date; then
+  echo "kube-testenv: $k8s_version up to date in $out" >&2
+  echo "$out"
+  exit 0
+fi
+
+# One build at a time per cache: a demo started while the tests build (or two checkouts) would
+# otherwise share the .partial folder and remove each other's output. The lock goes with the
+# process, however it ends; whoever waited finds the build done.
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.build.lock"
+if ! flock -n 9; then
+  echo "kube-testenv: another build of the control plane is running; waiting for it" >&2
+  flock 9
+fi
+if up_to_date; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
   echo "$out"
   exit 0
 fi
 
 echo "kube-testenv: building $k8s_version into $out (a cold build takes about 5-10 minutes on 2 cores)" >&2
-mkdir -p "$out.partial"
+rm -rf "$out.partial" && mkdir -p "$out.partial"
 start=$SECONDS
 (cd "$here" && go mod download && go build -trimpath -buildvcs=false -tags=selinux,notest \
   -ldflags "$ldflags" -o "$out.partial/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/etcd ./cmd/kubectl)

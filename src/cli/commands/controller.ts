@@ -5,7 +5,7 @@ import type { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
-import { LeaderElector } from '../../runtime/leader-election.ts';
+import { LeaderElector, type LeaderTimings, leaderTimingsProblem } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
 import {
@@ -81,12 +81,6 @@ export const CONTROLLER_FLAGS = {
   },
 } as const;
 
-export interface LeaderTimings {
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-}
-
 export function leaderTimings(values: {
   'leader-lease-duration': string;
   'leader-renew-deadline': string;
@@ -99,11 +93,23 @@ export function leaderTimings(values: {
       throw new UsageError(`--${flag}: ${(e as Error).message}`);
     }
   };
-  return {
+  const timings = {
     leaseDurationMs: Math.ceil(ms('leader-lease-duration') / 1000) * 1000,
     renewDeadlineMs: ms('leader-renew-deadline'),
     retryPeriodMs: ms('leader-retry-period'),
   };
+  const problem = leaderTimingsProblem(timings);
+  if (problem) {
+    const flag = {
+      leaseDurationMs: `--leader-lease-duration ${values['leader-lease-duration']}`,
+      renewDeadlineMs: `--leader-renew-deadline ${values['leader-renew-deadline']}`,
+      retryPeriodMs: `--leader-retry-period ${values['leader-retry-period']}`,
+    }[problem.subject];
+    throw new UsageError(
+      `${flag}: ${problem.message} (lease duration ${values['leader-lease-duration']}, renew deadline ${values['leader-renew-deadline']}, retry period ${values['leader-retry-period']})`,
+    );
+  }
+  return timings;
 }
 
 export function controllerNamespace(flag: string | undefined): string {
@@ -177,7 +183,10 @@ transactions the old one left in flight. SIGTERM finishes the current steps, the
 Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
   flags: CONTROLLER_FLAGS,
   async run(values) {
+    // Every flag is checked before anything starts: a bad one is a usage error (exit 2).
     const log = loggerFor(values['log-level'], 'janus-controller');
+    const timings = leaderTimings(values);
+    const concurrency = positiveInt(values.concurrency, 'concurrency');
     const client = await KubeClient.load({
       kubeconfig: values.kubeconfig,
       context: values.context,
@@ -185,7 +194,6 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     });
     logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
-    const concurrency = positiveInt(values.concurrency, 'concurrency');
     const metrics = new Metrics({ defaultMetrics: true });
     metrics.observeKubeRequests(client.connection);
     const leaderElect = values['leader-elect'] && !values['no-leader-elect'];
@@ -201,7 +209,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       namespace,
       leaseName: values['leader-election-id'],
       leaderElect,
-      timings: leaderTimings(values),
+      timings,
       log,
       onLeading: (leading) => metrics.setLeader(leading),
       work: async (signal) => {

@@ -54,7 +54,9 @@ shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctr
   flags: DEMO_FLAGS,
   async run(values, args) {
     if (args.length > 0) throw new UsageError(`janus demo takes no arguments, got "${args.join(' ')}"`);
+    // Every flag is checked before the control plane is built or started.
     const waitMs = parseTimeout(values.timeout);
+    if (waitMs <= 0) throw new UsageError(`--timeout ${values.timeout}: must be more than 0s`);
     const problems = prerequisiteProblems(values.kubeconfig === undefined);
     if (problems.length > 0) throw new UsageError(`cannot run the demo:\n  ${problems.join('\n  ')}`);
     const { stderr } = processStreams();
