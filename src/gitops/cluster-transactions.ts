@@ -14,7 +14,7 @@ import {
   type Transaction,
 } from '../api/v1alpha1/index.ts';
 import { PatchType } from '../kube/client.ts';
-import { isAlreadyExists, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
+import { isAlreadyExists, isForbidden, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
 import type { Objects } from '../kube/resources.ts';
 import { isTerminal } from '../saga/status.ts';
 import type { RollbackRefusal } from './materialize-records.ts';
@@ -63,6 +63,7 @@ export class KubeTransactionApi implements TransactionApi {
           message: `namespace ${JSON.stringify(transaction.metadata.namespace)} does not exist`,
         };
       }
+      if (isForbidden(error)) return forbidden(transaction, error);
       throw error;
     }
   }
@@ -117,4 +118,25 @@ function ref(namespace: string, name: string) {
 
 function serverMessage(error: KubeApiError): string {
   return error.serverMessage;
+}
+
+/**
+ * The API server would not let Janus create it: the namespace never opted in (no janus-tenant
+ * binding), or the admission policy found that Janus may not act as its ServiceAccount. Both are
+ * decisions of the cluster's owners, reported like any other refusal rather than retried.
+ */
+function forbidden(transaction: Transaction, error: KubeApiError): CreateOutcome {
+  const namespace = JSON.stringify(transaction.metadata.namespace);
+  if (/ValidatingAdmissionPolicy/.test(error.serverMessage)) {
+    return {
+      kind: 'refused',
+      field: 'spec.serviceAccountName',
+      message: `the API server's admission policy refused it: ${serverMessage(error)}`,
+    };
+  }
+  return {
+    kind: 'refused',
+    field: 'metadata.namespace',
+    message: `Janus has not been granted namespace ${namespace} (bind the ClusterRole janus-tenant there to the controller's ServiceAccount, see docs/security.md): ${serverMessage(error)}`,
+  };
 }

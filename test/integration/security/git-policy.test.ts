@@ -159,6 +159,40 @@ describe("the repository's policy", () => {
     expect(await run.logs()).toContain('no ServiceAccount is allowed');
   });
 
+  it('reports a directory for a namespace the policy allows but that never opted in, and goes on', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await clients.admin.create(configMap(ns.name, 'app', { v: '1' }));
+    const closed = `policy-closed-${ns.name.slice(-6)}`;
+    await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: closed } });
+    try {
+      await serviceAccount(clients.admin, closed, 'deployer', [ALL_ON_CONFIGMAPS]);
+      const repo = await createTestRepo(git.server);
+      await janus.start({
+        repo: repo.url,
+        namespace: ns.name,
+        args: ['--allowed-namespaces', `${ns.name},${closed}`],
+      });
+      await repo.push({
+        ...directory('not-opted-in', {
+          namespace: closed,
+          changes: { '10-app.create.yaml': configMapYaml('app', { v: '1' }) },
+        }),
+        ...directory('good', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) } }),
+      });
+      expect(await rejected(repo, closed, 'not-opted-in')).toEqual([
+        expect.objectContaining({
+          file: 'transactions/not-opted-in/transaction.yaml',
+          field: 'metadata.namespace',
+          message: expect.stringContaining(`Janus has not been granted namespace "${closed}"`),
+        }),
+      ]);
+      await waitForPhase(clients.admin, ns.name, 'good', 'Committed');
+      expect(await transactionNames(closed)).toEqual([]);
+    } finally {
+      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: closed });
+    }
+  });
+
   it("stops janus run at start when the policy names the controller's namespace or kube-*", async () => {
     for (const [args, message] of [
       [
