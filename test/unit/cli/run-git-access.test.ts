@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse, UsageError } from '../../../src/cli/command.ts';
-import run, { gitSettings } from '../../../src/cli/commands/run.ts';
+import run from '../../../src/cli/commands/run.ts';
+import { gitSettings } from '../../../src/cli/run-settings.ts';
 
 const settings = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   gitSettings(parse(run, ['--controller-namespace', 'janus-system', ...argv], env).values, env);

@@ -1,7 +1,8 @@
 /** `janus run` reads the repository's policy from its flags, safe by default, refusing reserved namespaces. */
 import { describe, expect, it } from 'vitest';
 import { parse, UsageError } from '../../../src/cli/command.ts';
-import run, { gitSettings } from '../../../src/cli/commands/run.ts';
+import run from '../../../src/cli/commands/run.ts';
+import { gitSettings } from '../../../src/cli/run-settings.ts';
 
 const settings = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   gitSettings(

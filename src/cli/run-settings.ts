@@ -1,0 +1,197 @@
+/**
+ * The settings of `janus run`: its flags (each with an environment variable) and the Git side of
+ * them, checked before anything starts; every problem is a UsageError naming its flag.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseDuration } from '../api/duration.ts';
+import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
+import type { RepositoryPolicy } from '../gitops/policy.ts';
+import { parseByteSize } from './byte-size.ts';
+import { policyFromFlags, TRANSACTION_DIRECTORY_FLAGS, UsageError, type Values } from './command.ts';
+import { CONTROLLER_FLAGS, controllerNamespace } from './commands/controller.ts';
+import { parseBindAddress } from './ops.ts';
+
+export const RUN_FLAGS = {
+  ...CONTROLLER_FLAGS,
+  repo: {
+    type: 'string',
+    env: 'JANUS_REPO',
+    placeholder: 'url|path',
+    description: 'the Git repository: an https:// URL, or a local path (required)',
+  },
+  branch: {
+    type: 'string',
+    env: 'JANUS_BRANCH',
+    default: 'main',
+    placeholder: 'name',
+    description: 'the watched branch: directories that land on it are applied',
+  },
+  'results-branch': {
+    type: 'string',
+    env: 'JANUS_RESULTS_BRANCH',
+    default: 'janus/results',
+    placeholder: 'name',
+    description: 'branch the outcomes are committed to (its own history; never force-pushed)',
+  },
+  ...TRANSACTION_DIRECTORY_FLAGS,
+  'poll-interval': {
+    type: 'string',
+    env: 'JANUS_POLL_INTERVAL',
+    default: '30s',
+    placeholder: 'duration',
+    description: 'time between polls of the watched branch (±10% jitter); webhooks poll at once',
+  },
+  initial: {
+    type: 'string',
+    env: 'JANUS_INITIAL',
+    default: 'baseline',
+    placeholder: 'baseline|apply',
+    description:
+      'first run on a repository with no results branch: record existing directories without applying them (baseline), or apply them (apply)',
+  },
+  'git-username': {
+    type: 'string',
+    env: 'JANUS_GIT_USERNAME',
+    placeholder: 'name',
+    description: 'user name for HTTPS basic auth (default x-access-token; GitLab: oauth2)',
+  },
+  'git-token-file': {
+    type: 'string',
+    env: 'JANUS_GIT_TOKEN_FILE',
+    placeholder: 'path',
+    description: 'file holding the HTTPS token or password, re-read on each use (or set JANUS_GIT_TOKEN)',
+  },
+  'allow-insecure-http': {
+    type: 'boolean',
+    env: 'JANUS_ALLOW_INSECURE_HTTP',
+    description:
+      'send the Git credentials to an http:// repository, in clear text (refused without it; only for a trusted network)',
+  },
+  'max-fetch-bytes': {
+    type: 'string',
+    env: 'JANUS_MAX_FETCH_BYTES',
+    default: `${DEFAULT_MAX_FETCH_BYTES / 1024 / 1024}Mi`,
+    placeholder: 'size',
+    description:
+      'most one fetch from the repository may download (e.g. 64Mi, 1Gi); a larger fetch is stopped and retried at the next poll. 0: no limit',
+  },
+  'webhook-secret-file': {
+    type: 'string',
+    env: 'JANUS_WEBHOOK_SECRET_FILE',
+    placeholder: 'path',
+    description: 'file holding the webhook secret (or set JANUS_WEBHOOK_SECRET); without one /webhook is off',
+  },
+  'webhook-bind-address': {
+    type: 'string',
+    env: 'JANUS_WEBHOOK_BIND_ADDRESS',
+    placeholder: 'host:port',
+    description:
+      'serve /webhook on a listener of its own, and nothing else there (unset: on --metrics-bind-address); needs a webhook secret',
+  },
+  'cache-dir': {
+    type: 'string',
+    env: 'JANUS_CACHE_DIR',
+    placeholder: 'path',
+    description:
+      'Git cache and results not yet pushed (default ~/.cache/janus; /var/cache/janus in the image)',
+  },
+} as const;
+
+export type RunValues = Values<typeof RUN_FLAGS>;
+
+/** The Git side of the settings, checked. */
+export interface GitSettings {
+  repo: string;
+  branch: string;
+  root: string;
+  resultsBranch: string;
+  /** What the repository may use: namespaces, ServiceAccounts; its default namespace. */
+  policy: RepositoryPolicy;
+  pollIntervalMs: number;
+  initial: 'baseline' | 'apply';
+  cacheDir: string;
+  credentials: SecretSource | undefined;
+  username: string | undefined;
+  webhookSecret: SecretSource | undefined;
+  /** Where /webhook is served on its own; undefined: on the operations listener. */
+  webhookBindAddress: string | undefined;
+  /** What one fetch may download; 0: no limit. */
+  maxFetchBytes: number;
+  /** Credentials go to an http:// repository (allowed by --allow-insecure-http): warn about it. */
+  insecureHttp: boolean;
+}
+
+/** Checks the Git flags; every problem is a UsageError naming its flag. */
+export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.env): GitSettings {
+  if (!values.repo)
+    throw new UsageError('--repo (or JANUS_REPO) is required: an https:// URL or a local path');
+  const policy = policyFromFlags(values, controllerNamespace(values['controller-namespace']));
+  let pollIntervalMs: number;
+  try {
+    pollIntervalMs = parseDuration(values['poll-interval']);
+  } catch (e) {
+    throw new UsageError(`--poll-interval: ${(e as Error).message}`);
+  }
+  if (pollIntervalMs < 1000) throw new UsageError('--poll-interval: must be at least 1s');
+  const initial = values.initial;
+  if (initial !== 'baseline' && initial !== 'apply') {
+    throw new UsageError(`--initial: expected baseline or apply, got "${initial}"`);
+  }
+  if (values['results-branch'] === values.branch) {
+    throw new UsageError(
+      '--results-branch must differ from --branch: results never go to the watched branch',
+    );
+  }
+  const tokenFile = values['git-token-file'];
+  const credentials: SecretSource | undefined = tokenFile
+    ? { file: tokenFile }
+    : env.JANUS_GIT_TOKEN
+      ? { env: 'JANUS_GIT_TOKEN' }
+      : undefined;
+  if (values['git-username'] && !credentials) {
+    throw new UsageError('--git-username needs a token: --git-token-file or JANUS_GIT_TOKEN');
+  }
+  const insecureHttp = credentials !== undefined && /^http:\/\//i.test(values.repo);
+  if (insecureHttp && !values['allow-insecure-http']) {
+    throw new UsageError(
+      `--repo ${redactUrl(values.repo)} is plain http:// and Git credentials are configured (${describeSecretSource(credentials)}): they would cross the network in clear text. Use https://, or pass --allow-insecure-http (JANUS_ALLOW_INSECURE_HTTP=true) on a network you trust`,
+    );
+  }
+  const maxFetchBytes = parseByteSize(values['max-fetch-bytes'], 'max-fetch-bytes');
+  const secretFile = values['webhook-secret-file'];
+  const webhookSecret: SecretSource | undefined = secretFile
+    ? { file: secretFile }
+    : env.JANUS_WEBHOOK_SECRET
+      ? { env: 'JANUS_WEBHOOK_SECRET' }
+      : undefined;
+  const webhookBindAddress = values['webhook-bind-address'];
+  if (webhookBindAddress !== undefined) {
+    if (!webhookSecret) {
+      throw new UsageError(
+        '--webhook-bind-address needs a webhook secret (--webhook-secret-file or JANUS_WEBHOOK_SECRET): without one there is no /webhook to serve',
+      );
+    }
+    if (!parseBindAddress(webhookBindAddress, 'webhook-bind-address')) {
+      throw new UsageError(
+        '--webhook-bind-address: expected host:port or :port; leave it unset to serve /webhook with the metrics',
+      );
+    }
+  }
+  return {
+    repo: values.repo,
+    branch: values.branch,
+    root: values.root.replace(/^\/+|\/+$/g, ''),
+    resultsBranch: values['results-branch'],
+    policy,
+    pollIntervalMs,
+    initial,
+    cacheDir: values['cache-dir'] ?? join(homedir(), '.cache', 'janus'),
+    credentials,
+    username: values['git-username'],
+    webhookSecret,
+    webhookBindAddress,
+    maxFetchBytes,
+    insecureHttp,
+  };
+}
