@@ -23,9 +23,15 @@ Run 'janus <command> --help' for a command's flags. Every flag has an environmen
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0] !== undefined) return main([rest[0], '--help']);
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stderr.write(topLevelHelp());
-    return name === undefined ? 2 : 0;
+  if (name === undefined) {
+    process.stderr.write(topLevelHelp()); // a usage error: no command
+    return 2;
+  }
+  // Help that was asked for goes to stdout, so `janus --help | less` and `| grep` work (as with
+  // kubectl and flux); errors stay on stderr.
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(topLevelHelp());
+    return 0;
   }
   if (name === '--version' || name === 'version') {
     process.stdout.write(`${VERSION}\n`);
@@ -36,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   const command = await entry.load();
   const { values, args, help } = parse(command, rest, process.env);
   if (help) {
-    process.stderr.write(renderHelp(command));
+    process.stdout.write(renderHelp(command));
     return 0;
   }
   return command.run(values, args);

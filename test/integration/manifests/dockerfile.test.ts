@@ -184,7 +184,7 @@ describe('the container image', () => {
   it('runs janus --help, every command --help, and bin/janus from the copy', () => {
     const help = janus(['--help']);
     expect(help.status, help.stderr).toBe(0);
-    const commands = [...help.stderr.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1] as string);
+    const commands = [...help.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1] as string);
     expect(commands).toEqual(
       expect.arrayContaining([
         'run',
@@ -200,7 +200,8 @@ describe('the container image', () => {
     for (const command of commands) {
       const result = janus([command, '--help']);
       expect(result.status, `${command}: ${result.stderr}`).toBe(0);
-      expect(result.stderr).toContain(`Usage: janus ${command}`);
+      expect(result.stdout).toContain(`Usage: janus ${command}`);
+      expect(result.stderr).toBe('');
     }
     const bin = spawnSync(process.execPath, ['bin/janus', '--version'], { cwd: app, encoding: 'utf8' });
     expect(bin.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
