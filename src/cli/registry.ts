@@ -45,6 +45,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     () => import('./commands/status.ts'),
   ),
   entry(
+    'wait',
+    'wait until a Transaction has finished: exit 0 when Committed, 1 otherwise (for CI)',
+    () => import('./commands/wait.ts'),
+  ),
+  entry(
     'rollback',
     'undo a Committed transaction, or retry a rollback that ended Failed',
     () => import('./commands/rollback.ts'),

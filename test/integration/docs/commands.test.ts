@@ -127,6 +127,7 @@ const DECISIONS: Decision[] = [
   { command: /^kubectl -n janus-system create secret generic janus-git /, run: 'install' },
   { command: /^kubectl wait txn\/deploy-v2 -n shop /, run: 'ci-wait' },
   { command: /^test "\$\(kubectl get txn\/deploy-v2 -n shop /, run: 'ci-wait' },
+  { command: /^janus wait deploy-v2 -n shop /, run: 'ci-wait' },
   { command: /^janus (validate|plan) \. /, run: 'pull-request' },
   { command: /^janus status /, run: 'status' },
   { command: /^janus rollback deploy-v2 -n shop /, run: 'rollback' },
@@ -607,7 +608,10 @@ describe('a namespace with the example shop and `janus controller` running', () 
         ]),
       );
       const ran = await runCommands(commandsFor('ci-wait'), inShop('wait-rolled-back'));
-      expectExits(ran, [[/^test /, 1]]);
+      expectExits(ran, [
+        [/^test /, 1],
+        [/^janus wait /, 1],
+      ]);
       expect(ran[0]?.seconds, described(ran[0] as Ran)).toBeLessThan(60);
       expect((await getTxn(clients.admin, ns, 'wait-rolled-back')).status?.phase).toBe('RolledBack');
       expect(await data(clients.admin, ns, 'wait-rolled-back-a')).toEqual({ value: 'before' });
@@ -628,7 +632,10 @@ describe('a namespace with the example shop and `janus controller` running', () 
   it("README's CI wait returns as soon as the transaction is Failed, with status 1", async () => {
     await failingTransaction(ns, 'wait-failed');
     const ran = await runCommands(commandsFor('ci-wait'), inShop('wait-failed'));
-    expectExits(ran, [[/^test /, 1]]);
+    expectExits(ran, [
+      [/^test /, 1],
+      [/^janus wait /, 1],
+    ]);
     expect(ran[0]?.seconds, described(ran[0] as Ran)).toBeLessThan(60);
     expect((await getTxn(clients.admin, ns, 'wait-failed')).status?.phase).toBe('Failed');
   });
