@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver and kube-controller-manager from the pinned Go modules in this
-# folder into a cache outside the repository, and skips the build when its inputs are unchanged.
+# Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the pinned
+# Go modules in this folder, and kwok (the SIG pod/node simulator) from its own pinned module in
+# kwok/, into a cache outside the repository; skips the build when its inputs are unchanged.
 #
 # Output: $JANUS_KUBE_BIN (default ~/.cache/janus/kube-testenv/<hash>/bin), printed on stdout.
 set -euo pipefail
@@ -23,11 +24,11 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitMinor=$minor"
 
 # Everything that can change the binaries goes into the key.
-key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
+key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
 up_to_date() {
-  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/etcd && -x $out/kubectl && -f $out/.complete ]]
+  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -f $out/.complete ]]
 }
 if up_to_date; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
@@ -54,7 +55,10 @@ echo "kube-testenv: building $k8s_version into $out (a cold build takes about 5-
 rm -rf "$out.partial" && mkdir -p "$out.partial"
 start=$SECONDS
 (cd "$here" && go mod download && go build -trimpath -buildvcs=false -tags=selinux,notest \
-  -ldflags "$ldflags" -o "$out.partial/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/etcd ./cmd/kubectl)
+  -ldflags "$ldflags" -o "$out.partial/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler ./cmd/etcd ./cmd/kubectl)
+# kwok has a module of its own: its k8s.io/* requirements differ from those of k8s.io/kubernetes.
+(cd "$here/kwok" && go mod download && go build -trimpath -buildvcs=false -ldflags "-s -w" \
+  -o "$out.partial/" sigs.k8s.io/kwok/cmd/kwok)
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 # Keep the two newest builds (another checkout may still be using the previous one); older

@@ -1,9 +1,12 @@
 /**
  * Starts a real Kubernetes control plane for tests: etcd, kube-apiserver (RBAC on, static-token
- * authentication) and kube-controller-manager (garbage collector and namespace controllers only),
- * built from upstream Go modules by test/kube-testenv/build.sh. Everything listens on 127.0.0.1 on
- * free ports and lives in one temporary directory; stop() ends every process it started, and a
- * watchdog ends them too if the process that started them dies without stopping them.
+ * authentication), kube-controller-manager (garbage collector, namespace, workload and
+ * node-lifecycle controllers), kube-scheduler, and kwok, the SIG simulator that plays the nodes
+ * and their pods' lifecycles (test/kube-testenv/kwok/stages.yaml: a test picks how a pod behaves
+ * by its image tag), all built from upstream Go modules by test/kube-testenv/build.sh. Everything
+ * listens on 127.0.0.1 on free ports and lives in one temporary directory; stop() ends every
+ * process it started, and a watchdog ends them too if the process that started them dies without
+ * stopping them.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -40,13 +43,13 @@ export interface ControlPlane {
   /** Path of a kubeconfig per identity. */
   readonly kubeconfigs: Record<Identity, string>;
   readonly tokens: Record<Identity, string>;
-  /** PIDs of etcd, kube-apiserver and kube-controller-manager. */
+  /** PIDs of etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok. */
   readonly pids: number[];
   stop(): Promise<void>;
 }
 
 export interface StartOptions {
-  /** Folder holding etcd, kube-apiserver and kube-controller-manager. */
+  /** Folder holding the binaries build.sh builds. */
   binDir: string;
   /** Seconds to wait for readiness. */
   readyTimeoutSeconds?: number;
@@ -160,18 +163,103 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
 
     launch('kube-controller-manager', [
       `--kubeconfig=${kubeconfigs.admin}`,
-      '--controllers=garbage-collector-controller,namespace-controller',
+      `--controllers=${CONTROLLERS.join(',')}`,
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
       '--secure-port=0',
       '--concurrent-gc-syncs=5',
     ]);
+    await startWorkloads(launch, kubeconfigs.admin, server, tokens.admin, dir);
     const pids = children.map((c) => c.pid).filter((pid): pid is number => pid !== undefined);
     return { server, caData, dir, kubeconfigs, tokens, pids, stop };
   } catch (e) {
     await stop();
     throw e;
   }
+}
+
+/**
+ * The controllers the tests' workloads need, and nothing else: the node-lifecycle controller lifts
+ * the not-ready taint a new node gets, the workload controllers turn Deployments, StatefulSets,
+ * DaemonSets and Jobs into pods.
+ */
+const CONTROLLERS = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'deployment-controller',
+  'replicaset-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'job-controller',
+  'node-lifecycle-controller',
+];
+
+/** Simulated nodes: enough room for every test's pods, no taints. */
+const NODES = ['kwok-node-0', 'kwok-node-1'];
+
+type Launch = (name: string, args: string[]) => ChildProcess;
+
+/**
+ * kube-scheduler places pods on the simulated nodes; kwok plays the nodes (heartbeats, status)
+ * and the pods on them, by the stages in test/kube-testenv/kwok/stages.yaml.
+ */
+async function startWorkloads(
+  launch: Launch,
+  kubeconfig: string,
+  server: string,
+  token: string,
+  dir: string,
+): Promise<void> {
+  launch('kube-scheduler', [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    '--secure-port=0',
+  ]);
+  launch('kwok', [
+    `--kubeconfig=${kubeconfig}`,
+    `--config=${join(repoRoot, 'test/kube-testenv/kwok/stages.yaml')}`,
+    '--manage-all-nodes=false',
+    '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+    '--cidr=10.244.0.0/16',
+    '--node-ip=127.0.0.1',
+    // Heartbeats (Lease renewals) keep a node Ready for the node-lifecycle controller; every
+    // 40 s / 4 is plenty and keeps kwok's load on the API server low.
+    '--node-lease-duration-seconds=40',
+    '--v=WARN',
+  ]);
+  const tls = new Agent({ connect: { ca: await readFile(join(dir, 'pki/apiserver.crt'), 'utf8') } });
+  try {
+    for (const name of NODES) {
+      const res = await request(`${server}/api/v1/nodes`, {
+        method: 'POST',
+        dispatcher: tls,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(fakeNode(name)),
+      });
+      const body = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`creating node ${name}: HTTP ${res.statusCode} ${body}`);
+    }
+  } finally {
+    await tls.close();
+  }
+}
+
+function fakeNode(name: string) {
+  const resources = { cpu: '32', memory: '256Gi', pods: '110' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+      labels: { type: 'kwok', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' },
+    },
+    spec: {},
+    status: { allocatable: resources, capacity: resources },
+  };
 }
 
 /** A kubeconfig for one token user; with no CA data, TLS is not verified (plain HTTP on loopback). */

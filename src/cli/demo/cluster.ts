@@ -56,11 +56,13 @@ function onPath(tool: string, args: string[]): boolean {
 export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): Promise<DemoCluster> {
   const { buildControlPlane, startControlPlane } = await load<typeof ControlPlaneModule>('control-plane.ts');
   narrator.step(
-    'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager) from source.',
+    'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from source.',
   );
   narrator.detail('The first time this takes 5-10 minutes; afterwards it is cached (~/.cache/janus).');
   const binDir = buildControlPlane();
-  narrator.step('Starting it on 127.0.0.1: a real API server with RBAC, no nodes (nothing is scheduled).');
+  narrator.step(
+    'Starting it on 127.0.0.1: a real API server with RBAC, and two nodes simulated by kwok (pods are scheduled and report Ready, no container runs).',
+  );
   const plane = await startControlPlane({ binDir });
   cleanup.add('Stopping the control plane and deleting its data', () => plane.stop());
   narrator.detail(`API server: ${plane.server}`);

@@ -63,7 +63,14 @@ describe('test/kube-testenv/build.sh', () => {
     );
     // The other build finishes: its binaries appear, complete, and it lets go of the lock.
     await mkdir(out, { recursive: true });
-    for (const bin of ['kube-apiserver', 'kube-controller-manager', 'etcd', 'kubectl']) {
+    for (const bin of [
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'etcd',
+      'kubectl',
+      'kwok',
+    ]) {
       await writeFile(join(out, bin), '#!/bin/sh\n');
       await chmod(join(out, bin), 0o755);
     }

@@ -31,9 +31,9 @@ async function startHolder(mode: 'stop' | 'hold') {
 }
 
 describe.runIf(info.local)('control-plane lifecycle', () => {
-  it('stop() ends etcd, kube-apiserver and kube-controller-manager and removes the folder', async () => {
+  it('stop() ends etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok and removes the folder', async () => {
     const { child, pids, dir } = await startHolder('stop');
-    expect(pids).toHaveLength(3);
+    expect(pids).toHaveLength(5);
     await new Promise((resolve) => child.once('exit', resolve));
     expect(pids.filter(alive)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
@@ -41,7 +41,7 @@ describe.runIf(info.local)('control-plane lifecycle', () => {
 
   it('the watchdog ends them when the process that started them is killed', async () => {
     const { child, pids, dir } = await startHolder('hold');
-    expect(pids.filter(alive)).toHaveLength(3);
+    expect(pids.filter(alive)).toHaveLength(5);
     child.kill('SIGKILL');
     await eventually(() => expect(pids.filter(alive)).toEqual([]), { timeoutMs: 60_000, intervalMs: 250 });
     await eventually(() => expect(existsSync(dir)).toBe(false), { timeoutMs: 30_000 });

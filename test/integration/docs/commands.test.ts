@@ -72,8 +72,8 @@ type Decision = { file?: string; command: RegExp } & (
 );
 
 const NO_NODES =
-  "needs the Deployment's pods, and the tests' control plane has no nodes: " +
-  'test/integration/manifests/install.test.ts runs its container as the kubelet would';
+  "needs the Deployment's pods to run, and the tests' nodes are simulated by kwok (pods report " +
+  'Ready but no process runs, no logs): test/integration/manifests/install.test.ts runs its container as the kubelet would';
 
 const DECISIONS: Decision[] = [
   {

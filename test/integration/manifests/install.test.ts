@@ -1,8 +1,8 @@
 /**
  * Installing Janus the documented way — `kubectl apply -k manifests/` — on the tests' control
- * plane, then running the Deployment's container exactly as the kubelet would (this control plane
- * has no nodes, so the Pod itself never starts) and watching it take manifests/samples' Transaction
- * to Committed.
+ * plane, then running the Deployment's container exactly as the kubelet would (this control plane's
+ * nodes are simulated by kwok: its pods report Ready, but no process runs) and watching it take
+ * manifests/samples' Transaction to Committed.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
