@@ -42,6 +42,7 @@ function controllerMetrics(metrics: Metrics): ControllerMetrics {
     transactionFinished: metrics.transactionFinished,
     itemOperation: metrics.itemOperation,
     itemCount: metrics.itemCount,
+    healthCheck: metrics.healthCheck,
     lockOperation: metrics.lockOperation,
     activeTransactions: metrics.setActiveTransactions,
     reconcile: metrics.reconcile,

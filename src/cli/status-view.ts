@@ -64,7 +64,8 @@ function changeRows(txn: Transaction): string[][] {
       change.type,
       targetOf(txn, index, item),
       changeOutcome(item),
-      truncate(item?.error ?? '', 100),
+      item?.health ? `${item.health.status} (${item.health.reason})` : '',
+      truncate(item?.error || (item?.health?.status !== 'Current' ? (item?.health?.message ?? '') : ''), 100),
     ];
   });
 }
@@ -75,6 +76,14 @@ function field(label: string, value: string | undefined): string[] {
 
 const when = (timestamp: string | undefined, nowMs: number) =>
   timestamp ? `${timestamp} (${ageOf(timestamp, nowMs)} ago)` : undefined;
+
+/** "Commit: Healthy after 14s", or "Rollback: waiting, gives up at …". */
+function healthLine(h: NonNullable<Transaction['status']>['health'], nowMs: number): string | undefined {
+  if (!h?.startedAt) return undefined;
+  if (!h.completedAt) return `${h.check}: waiting, gives up at ${when(h.deadline, nowMs) ?? 'its deadline'}`;
+  const seconds = Math.round((Date.parse(h.completedAt) - Date.parse(h.startedAt)) / 1000);
+  return `${h.check}: ${h.result} after ${seconds}s`;
+}
 
 /** What the reader can do next, given the phase. */
 export function nextStepHint(txn: Transaction): string | undefined {
@@ -126,9 +135,10 @@ export function renderTransactionDetail(
     ...field('Deadline', status.completedAt ? undefined : when(status.deadline, nowMs)),
     ...field('Completed', when(status.completedAt, nowMs)),
     ...field('Rollback store', status.rollbackRef),
+    ...field('Health check', healthLine(status.health, nowMs)),
     '',
     'Changes:',
-    indent(renderTable(['#', 'TYPE', 'TARGET', 'OUTCOME', 'ERROR'], changeRows(txn))),
+    indent(renderTable(['#', 'TYPE', 'TARGET', 'OUTCOME', 'HEALTH', 'DETAIL'], changeRows(txn))),
   ];
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) {

@@ -7,7 +7,13 @@
 import type { ItemStatus } from '../api/v1alpha1/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, isTransient, KubeApiError } from '../kube/errors.ts';
 import type { KubeObject, ObjectRef } from '../kube/resources.ts';
-import { cleanForRestore, patchIsUndone, reverseApply, sameContent } from '../saga/restore.ts';
+import {
+  cleanForRestore,
+  contentFingerprint,
+  patchIsUndone,
+  reverseApply,
+  sameContent,
+} from '../saga/restore.ts';
 import {
   ANNOTATION_APPLIED_BY,
   appliedByValue,
@@ -19,7 +25,13 @@ import {
 import type { Item, SagaRun } from './context.ts';
 
 export type CommitResult =
-  | { kind: 'committed'; resourceVersion: string; recognized: boolean }
+  | {
+      kind: 'committed';
+      resourceVersion: string;
+      /** contentFingerprint of what the change left; empty for a Delete. */
+      fingerprint: string;
+      recognized: boolean;
+    }
   | { kind: 'conflict'; message: string }
   | { kind: 'failed'; message: string };
 
@@ -116,18 +128,18 @@ export async function commit(run: SagaRun, item: Item, prepared: ItemStatus): Pr
         return committed(applied, false);
       }
       case 'Delete': {
-        if (!rv) return { kind: 'committed', resourceVersion: '', recognized: false }; // nothing was there
+        if (!rv) return gone(false); // nothing was there
         await sa.delete(refOf(item), { preconditions: { resourceVersion: rv } });
-        return { kind: 'committed', resourceVersion: '', recognized: false };
+        return gone(false);
       }
     }
   } catch (e) {
     if (item.change.type === 'Delete' && isNotFound(e)) {
-      return { kind: 'committed', resourceVersion: '', recognized: true }; // already gone: idempotent
+      return gone(true); // already gone: idempotent
     }
     if (isConflict(e) || isAlreadyExists(e) || isNotFound(e)) {
       const ours = await probe(run, item);
-      if (ours !== undefined) return { kind: 'committed', resourceVersion: ours, recognized: true };
+      if (ours !== undefined) return ours;
       return { kind: 'conflict', message: conflictMessage(item, e) };
     }
     if (isTransient(e)) throw e;
@@ -135,9 +147,21 @@ export async function commit(run: SagaRun, item: Item, prepared: ItemStatus): Pr
   }
 }
 
-function committed(obj: KubeObject, recognized: boolean): CommitResult {
-  return { kind: 'committed', resourceVersion: obj.metadata.resourceVersion ?? '', recognized };
+function committed(obj: KubeObject, recognized: boolean): CommitResult & { kind: 'committed' } {
+  return {
+    kind: 'committed',
+    resourceVersion: obj.metadata.resourceVersion ?? '',
+    fingerprint: contentFingerprint(obj),
+    recognized,
+  };
 }
+
+const gone = (recognized: boolean): CommitResult & { kind: 'committed' } => ({
+  kind: 'committed',
+  resourceVersion: '',
+  fingerprint: '',
+  recognized,
+});
 
 function conflictMessage(item: Item, e: unknown): string {
   const what = describeTarget(item.target);
@@ -148,29 +172,58 @@ function conflictMessage(item: Item, e: unknown): string {
 
 /**
  * Whether this transaction's write of `item` is in place (after a restart, a retry, or before a
- * rollback whose progress was not recorded): the target's resourceVersion if so.
+ * rollback whose progress was not recorded): what the commit left if so.
  */
-export async function probe(run: SagaRun, item: Item): Promise<string | undefined> {
+export async function probe(
+  run: SagaRun,
+  item: Item,
+): Promise<(CommitResult & { kind: 'committed' }) | undefined> {
   const current = await run.asServiceAccount().find(refOf(item));
-  if (item.change.type === 'Delete') return current ? undefined : '';
-  return current && isAppliedBy(current.metadata, run.txn, item.index)
-    ? (current.metadata.resourceVersion ?? '')
-    : undefined;
+  if (item.change.type === 'Delete') return current ? undefined : gone(true);
+  return current && isAppliedBy(current.metadata, run.txn, item.index) ? committed(current, true) : undefined;
 }
 
-/** Undoes a committed change, conditionally on the resourceVersion our commit left. */
+/** A controller writing status after our commit is not a conflict; let the undo try again. */
+const MAX_UNDO_ATTEMPTS = 5;
+
+/**
+ * Undoes a committed change, conditionally on the resourceVersion our commit left. When the
+ * target moved on only by its controller's status writes (its content fingerprint is still the
+ * one our commit left), the undo is made against the newer resourceVersion instead.
+ */
 export async function undo(
   run: SagaRun,
   item: Item,
   status: ItemStatus,
   prior: KubeObject | undefined,
 ): Promise<UndoResult> {
+  let rv = status.committedResourceVersion || undefined;
+  for (let attempt = 1; ; attempt++) {
+    const result = await undoAt(run, item, prior, rv);
+    if (result.kind !== 'stale' || attempt >= MAX_UNDO_ATTEMPTS) {
+      return result.kind === 'stale' ? await judgeConflict(run, item, prior) : result;
+    }
+    const current = await run.asServiceAccount().find(refOf(item));
+    if (
+      !current ||
+      !status.committedFingerprint ||
+      contentFingerprint(current) !== status.committedFingerprint
+    ) {
+      return judgeConflict(run, item, prior, current ?? null);
+    }
+    rv = current.metadata.resourceVersion;
+  }
+}
+
+type UndoAttempt = UndoResult | { kind: 'stale' };
+
+async function undoAt(
+  run: SagaRun,
+  item: Item,
+  prior: KubeObject | undefined,
+  rv: string | undefined,
+): Promise<UndoAttempt> {
   const sa = run.asServiceAccount();
-  const rv = status.committedResourceVersion || undefined;
-  const conflict = (detail: string): UndoResult => ({
-    kind: 'conflict',
-    message: `${describeTarget(item.target)} ${detail} after change ${item.index} was committed`,
-  });
   try {
     if (!prior) {
       if (item.change.type === 'Delete') return { kind: 'undone' }; // the delete found nothing to delete
@@ -199,17 +252,35 @@ export async function undo(
     }
   } catch (e) {
     if (isTransient(e)) throw e;
+    if (isConflict(e) && rv) return { kind: 'stale' };
     if (!(isConflict(e) || isAlreadyExists(e) || isNotFound(e))) {
       return { kind: 'failed', message: describeFailure(item, 'rollback', e) };
     }
-    const current = await sa.find(refOf(item));
-    if (!prior) return current ? conflict('was changed by someone else') : { kind: 'undone' };
-    if (!current) return conflict('was deleted by someone else');
-    const done =
-      item.change.type === 'Patch'
-        ? patchIsUndone(desiredObject(run, item), prior, current)
-        : sameContent(prior, current);
-    return done ? { kind: 'undone' } : conflict('was changed by someone else');
+    return judgeConflict(run, item, prior);
   }
   return { kind: 'undone' };
+}
+
+/**
+ * The undo could not be made as it was: already made before a restart (the target holds what
+ * the rollback would write), or someone else changed the target after our commit.
+ */
+async function judgeConflict(
+  run: SagaRun,
+  item: Item,
+  prior: KubeObject | undefined,
+  read?: KubeObject | null,
+): Promise<UndoResult> {
+  const conflict = (detail: string): UndoResult => ({
+    kind: 'conflict',
+    message: `${describeTarget(item.target)} ${detail} after change ${item.index} was committed`,
+  });
+  const current = read === undefined ? await run.asServiceAccount().find(refOf(item)) : (read ?? undefined);
+  if (!prior) return current ? conflict('was changed by someone else') : { kind: 'undone' };
+  if (!current) return conflict('was deleted by someone else');
+  const done =
+    item.change.type === 'Patch'
+      ? patchIsUndone(desiredObject(run, item), prior, current)
+      : sameContent(prior, current);
+  return done ? { kind: 'undone' } : conflict('was changed by someone else');
 }

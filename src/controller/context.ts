@@ -12,8 +12,16 @@ import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
 import type { Logger } from '../log/index.ts';
 import type { RollbackStore } from '../rollback-store/store.ts';
-import { isTerminal, type PhaseDetail, progressOf, transitionPath, withPhase } from '../saga/status.ts';
+import {
+  type ConditionSpec,
+  isTerminal,
+  type PhaseDetail,
+  progressOf,
+  transitionPath,
+  withPhase,
+} from '../saga/status.ts';
 import { type ResolvedTarget, resolveTarget, serviceAccountUser } from '../saga/targets.ts';
+import type { HealthReader } from './health-watch.ts';
 import type { HeldLocks } from './held-locks.ts';
 import type { ServiceAccounts } from './service-accounts.ts';
 
@@ -25,6 +33,12 @@ export interface SagaMetrics {
     result: 'success' | 'conflict' | 'error',
   ): void;
   itemCount(n: number): void;
+  /** A health check ended: what it checked, how, and how long it took. */
+  healthCheck(
+    check: 'Commit' | 'Rollback',
+    result: 'Healthy' | 'Unhealthy' | 'TimedOut',
+    seconds: number,
+  ): void;
 }
 
 export const noSagaMetrics: SagaMetrics = {
@@ -32,6 +46,7 @@ export const noSagaMetrics: SagaMetrics = {
   transactionFinished: () => {},
   itemOperation: () => {},
   itemCount: () => {},
+  healthCheck: () => {},
 };
 
 export interface SagaDeps {
@@ -48,6 +63,8 @@ export interface SagaDeps {
   controllerNamespace: string;
   serviceAccounts: ServiceAccounts;
   heldLocks: HeldLocks;
+  /** What the health gate sees of the targets. */
+  health: HealthReader;
   /**
    * Git order: the name of an earlier transaction from the same repository, not yet finished,
    * that changes one of these targets (by targetKey); undefined when there is none.
@@ -74,9 +91,16 @@ export class SagaRun {
   /** Why a target could not be resolved (a kind the server does not serve), if one could not. */
   readonly unresolved: string | undefined;
 
+  /**
+   * The status as the API server last returned it: what a status write is a patch from, even
+   * when a stage works on a status of its own in `txn` first (see stages/verify.ts startGate).
+   */
+  #persisted: TransactionStatus;
+
   private constructor(deps: SagaDeps, txn: Transaction, items: Item[], unresolved: string | undefined) {
     this.deps = deps;
     this.txn = txn;
+    this.#persisted = txn.status ?? {};
     this.items = items;
     this.unresolved = unresolved;
   }
@@ -144,19 +168,28 @@ export class SagaRun {
    */
   async writeStatus(
     status: TransactionStatus,
-    phase?: { to: Phase; detail: PhaseDetail; eventType?: EventType },
+    phase?: {
+      to: Phase;
+      detail: PhaseDetail;
+      eventType?: EventType;
+      /** Conditions beyond the phase's own (the health gate's Healthy). */
+      conditions?: readonly ConditionSpec[];
+    },
   ): Promise<Transaction> {
     const from = this.phase;
     const now = new Date(this.deps.now());
     let next: TransactionStatus = { ...status, progress: progressOf(status, this.items.length) };
-    if (phase) next = withPhase(next, phase.to, phase.detail, now, this.txn.metadata.generation);
+    if (phase) {
+      next = withPhase(next, phase.to, phase.detail, now, this.txn.metadata.generation, phase.conditions);
+    }
     const updated = await this.deps.client.request<Transaction>({
       method: 'PATCH',
       path: transactionPath(this.txn, 'status'),
       contentType: PatchType.merge,
-      body: { status: mergePatchOf(this.txn.status ?? {}, next) },
+      body: { status: mergePatchOf(this.#persisted, next) },
     });
     this.txn = updated;
+    this.#persisted = updated.status ?? {};
     this.deps.onWrite(updated);
     this.deps.log.debug({ transaction: this.name, phase: updated.status?.phase }, 'status written');
     if (phase && phase.to !== from) {
@@ -184,14 +217,27 @@ export class SagaRun {
       contentType: PatchType.json,
       body: operations,
     });
+    this.#persisted = this.txn.status ?? {};
     this.deps.onWrite(this.txn);
     return this.txn;
   }
 }
 
-/** A merge patch turning `before` into `after` at the top level: removed fields become null. */
-function mergePatchOf(before: TransactionStatus, after: TransactionStatus): Record<string, unknown> {
+/**
+ * A JSON merge patch (RFC 7386) turning `before` into `after`: removed fields become null, at
+ * every depth, since a merge patch merges nested objects (a new `health` check must not keep the
+ * previous one's `completedAt`). Lists are replaced whole, as merge patches do.
+ */
+export function mergePatchOf(before: object, after: object): Record<string, unknown> {
   const patch: Record<string, unknown> = { ...after };
-  for (const key of Object.keys(before)) if (!(key in after)) patch[key] = null;
+  const old = before as Record<string, unknown>;
+  for (const key of Object.keys(old)) {
+    if (!(key in after)) patch[key] = null;
+    else if (isPlainObject(old[key]) && isPlainObject(patch[key])) {
+      patch[key] = mergePatchOf(old[key] as object, patch[key] as object);
+    }
+  }
   return patch;
 }
+
+const isPlainObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);

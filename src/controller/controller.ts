@@ -27,6 +27,7 @@ import { isTerminal } from '../saga/status.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
 import { compactIfFinished, isCompact } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
+import { HealthWatch } from './health-watch.ts';
 import { HeldLocks } from './held-locks.ts';
 import { Reconciler } from './reconciler.ts';
 import { ServiceAccounts } from './service-accounts.ts';
@@ -64,6 +65,7 @@ export class TransactionController {
   readonly #metrics: ControllerMetrics | undefined;
   readonly #discovery: Discovery;
   readonly #deps: SagaDeps;
+  readonly #health: HealthWatch;
   #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: ControllerOptions) {
@@ -76,6 +78,13 @@ export class TransactionController {
     const locks = new LeaseLocks(opts.client, {
       now,
       ...(opts.metrics && { onEvent: opts.metrics.lockOperation }),
+    });
+    // Created before the queue it wakes; the queue exists by the time a watch delivers.
+    this.#health = new HealthWatch({
+      client: opts.client,
+      discovery: this.#discovery,
+      wake: (key) => this.#queue.add(key),
+      log: opts.log,
     });
     const deps: SagaDeps = {
       client: opts.client,
@@ -93,6 +102,7 @@ export class TransactionController {
       controllerNamespace: opts.controllerNamespace,
       serviceAccounts: new ServiceAccounts(opts.client, now),
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
+      health: this.#health,
       queuedAhead: (txn, keys) => this.#queuedAhead(txn, keys),
       onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),
     };
@@ -129,7 +139,7 @@ export class TransactionController {
     clearInterval(this.#gaugeTimer);
     await this.#queue.shutdown();
     this.#deps.heldLocks.stop();
-    await this.informer.stop();
+    await Promise.all([this.informer.stop(), this.#health.stop()]);
   }
 
   hasSynced(): boolean {

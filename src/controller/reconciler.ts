@@ -18,6 +18,7 @@ import {
 import { prepare } from './stages/prepare.ts';
 import { rollback } from './stages/rollback.ts';
 import { start } from './stages/start.ts';
+import { verify } from './stages/verify.ts';
 
 export interface ReconcileResult {
   /** Look at this Transaction again after this long, even if nothing changes. */
@@ -90,6 +91,8 @@ function execute(run: SagaRun, step: Exclude<Step, { do: 'nothing' | 'wait' }>):
       return commit(run);
     case 'rollback':
       return rollback(run);
+    case 'verify':
+      return verify(run);
     case 'beginRollback':
       return beginRollback(run, step.cause, step.consumeAnnotation);
     case 'dropAnnotation':

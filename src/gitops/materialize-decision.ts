@@ -56,6 +56,7 @@ const ROLLBACK_TARGET_PHASES = new Set([
   'Preparing',
   'Prepared',
   'Committing',
+  'Verifying',
   'Committed',
   'Unknown',
 ]);

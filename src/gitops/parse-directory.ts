@@ -197,6 +197,7 @@ function buildTransaction(
     serviceAccountName: header.serviceAccountName,
     ...(header.lockTimeout !== undefined && { lockTimeout: header.lockTimeout }),
     ...(header.timeout !== undefined && { timeout: header.timeout }),
+    ...(header.health !== undefined && { health: header.health }),
     changes: changes.map((c): Change => c.change),
   };
   return { apiVersion: API_VERSION, kind: KIND, metadata, spec };

@@ -1,5 +1,14 @@
 /** transaction.yaml: the Transaction's metadata, its spec, and optional inline changes. */
-import { API_VERSION, GROUP, KIND, MAX_LOCK_TIMEOUT, MAX_TIMEOUT } from '../api/v1alpha1/index.ts';
+import {
+  API_VERSION,
+  GROUP,
+  HEALTH_TARGETS,
+  type HealthSpec,
+  KIND,
+  MAX_HEALTH_TIMEOUT,
+  MAX_LOCK_TIMEOUT,
+  MAX_TIMEOUT,
+} from '../api/v1alpha1/index.ts';
 import { checkChangeType, checkContent } from './change-fields.ts';
 import { type Diagnostic, fieldPath } from './diagnostic.ts';
 import { describeType, FieldReporter, type Fields } from './fields.ts';
@@ -19,6 +28,7 @@ export interface TransactionHeader {
   serviceAccountName: string;
   lockTimeout?: string;
   timeout?: string;
+  health?: HealthSpec;
 }
 
 export interface TransactionFile {
@@ -170,42 +180,65 @@ function checkMetadata(r: FieldReporter, metadata: Fields, directoryName: string
   };
 }
 
-type SpecFields = Pick<TransactionHeader, 'serviceAccountName' | 'lockTimeout' | 'timeout'>;
+type SpecFields = Pick<TransactionHeader, 'serviceAccountName' | 'lockTimeout' | 'timeout' | 'health'>;
 
 function checkSpec(r: FieldReporter, spec: Fields): SpecFields | undefined {
-  r.onlyKnownFields(spec, ['serviceAccountName', 'lockTimeout', 'timeout', 'changes'], ['spec']);
+  r.onlyKnownFields(spec, ['serviceAccountName', 'lockTimeout', 'timeout', 'health', 'changes'], ['spec']);
   const serviceAccountName = r.requiredString(spec, 'serviceAccountName', ['spec', 'serviceAccountName']);
   const saProblem = serviceAccountName === undefined ? undefined : dnsSubdomainProblem(serviceAccountName);
   if (saProblem) r.report('invalid-value', ['spec', 'serviceAccountName'], saProblem);
-  const lockTimeout = checkDuration(r, spec, 'lockTimeout');
-  const timeout = checkDuration(r, spec, 'timeout');
+  const lockTimeout = checkDuration(r, spec.lockTimeout, ['spec', 'lockTimeout'], MAX_LOCK_TIMEOUT);
+  const timeout = checkDuration(r, spec.timeout, ['spec', 'timeout'], MAX_TIMEOUT);
+  const health = checkHealth(r, spec.health);
   if (serviceAccountName === undefined) return undefined;
   return {
     serviceAccountName,
     ...(lockTimeout !== undefined && { lockTimeout }),
     ...(timeout !== undefined && { timeout }),
+    ...(health !== undefined && { health }),
   };
 }
 
-function checkDuration(r: FieldReporter, spec: Fields, key: 'lockTimeout' | 'timeout'): string | undefined {
-  const value = spec[key];
+/** spec.health: which targets the gate waits for, and for how long. */
+function checkHealth(r: FieldReporter, value: unknown): HealthSpec | undefined {
+  if (value === undefined || value === null) return undefined;
+  const path = ['spec', 'health'];
+  const health = r.mapping(value, path);
+  if (!health) return undefined;
+  r.onlyKnownFields(health, ['targets', 'timeout'], path);
+  let targets: HealthSpec['targets'];
+  if (health.targets !== undefined && health.targets !== null) {
+    const known = HEALTH_TARGETS as readonly unknown[];
+    if (known.includes(health.targets)) targets = health.targets as HealthSpec['targets'];
+    else {
+      r.report(
+        'invalid-value',
+        [...path, 'targets'],
+        `must be one of ${HEALTH_TARGETS.join(', ')}, found ${JSON.stringify(health.targets)}`,
+      );
+    }
+  }
+  const timeout = checkDuration(r, health.timeout, [...path, 'timeout'], MAX_HEALTH_TIMEOUT);
+  return { ...(targets !== undefined && { targets }), ...(timeout !== undefined && { timeout }) };
+}
+
+function checkDuration(r: FieldReporter, value: unknown, path: string[], max: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
   if (typeof value !== 'string' || ms === undefined) {
     r.report(
       'invalid-value',
-      ['spec', key],
+      path,
       `must be a duration such as "90s", "5m" or "1h30m", found ${describeType(value)}`,
     );
     return undefined;
   }
   if (ms < MIN_DURATION_MS) {
-    r.report('invalid-value', ['spec', key], `must be at least 1s, found ${JSON.stringify(value)}`);
+    r.report('invalid-value', path, `must be at least 1s, found ${JSON.stringify(value)}`);
     return undefined;
   }
-  const max = key === 'lockTimeout' ? MAX_LOCK_TIMEOUT : MAX_TIMEOUT;
   if (ms > (parseDuration(max) ?? 0)) {
-    r.report('invalid-value', ['spec', key], `must be at most ${max}, found ${JSON.stringify(value)}`);
+    r.report('invalid-value', path, `must be at most ${max}, found ${JSON.stringify(value)}`);
     return undefined;
   }
   return value;

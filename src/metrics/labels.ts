@@ -8,6 +8,13 @@ import type { Phase } from '../api/v1alpha1/index.ts';
 export const TRANSACTION_OUTCOMES = ['Committed', 'RolledBack', 'Failed'] as const satisfies readonly Phase[];
 export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[number];
 
+/** What the health gate checked: the committed changes, or the state a rollback restored. */
+export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
+export type HealthCheckKind = (typeof HEALTH_CHECKS)[number];
+/** How a health check ended. */
+export const HEALTH_CHECK_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut'] as const;
+export type HealthCheckResult = (typeof HEALTH_CHECK_RESULTS)[number];
+
 /** Saga steps on one item (one target resource) of a transaction. */
 export const ITEM_OPERATIONS = ['prepare', 'dryrun', 'commit', 'rollback'] as const;
 export type ItemOperation = (typeof ITEM_OPERATIONS)[number];

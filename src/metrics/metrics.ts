@@ -14,6 +14,8 @@ import {
 import type {
   GitPollResult,
   GitPushResult,
+  HealthCheckKind,
+  HealthCheckResult,
   ItemOperation,
   LockOperation,
   OperationResult,
@@ -104,6 +106,11 @@ export class Metrics {
   /** One operation on a lock Lease. */
   readonly lockOperation = (operation: LockOperation, result: OperationResult): void => {
     this.#transactions.lockOperations.inc({ operation, result });
+  };
+
+  /** The health gate's check ended after `seconds`. */
+  readonly healthCheck = (check: HealthCheckKind, result: HealthCheckResult, seconds: number): void => {
+    this.#transactions.healthCheck.observe({ check, result }, seconds);
   };
 
   /** A transaction with `changes` changes started. */

@@ -1,6 +1,13 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { ITEM_COUNT_BUCKETS, TRANSACTION_DURATION_BUCKETS } from './buckets.ts';
-import { ITEM_OPERATIONS, LOCK_OPERATIONS, OPERATION_RESULTS, TRANSACTION_OUTCOMES } from './labels.ts';
+import {
+  HEALTH_CHECK_RESULTS,
+  HEALTH_CHECKS,
+  ITEM_OPERATIONS,
+  LOCK_OPERATIONS,
+  OPERATION_RESULTS,
+  TRANSACTION_OUTCOMES,
+} from './labels.ts';
 
 /** The saga's metrics, except the active gauge (see active-transactions.ts). */
 export function transactionInstruments(registry: Registry) {
@@ -31,6 +38,13 @@ export function transactionInstruments(registry: Registry) {
       labelNames: ['operation', 'result'] as const,
       registers,
     }),
+    healthCheck: new Histogram({
+      name: 'janus_health_check_duration_seconds',
+      help: 'Time the health gate waited, from commit (or rollback) to healthy, unhealthy or out of time, by what it checked and how it ended.',
+      labelNames: ['check', 'result'] as const,
+      buckets: TRANSACTION_DURATION_BUCKETS,
+      registers,
+    }),
     itemCount: new Histogram({
       name: 'janus_transaction_item_count',
       help: 'Number of changes in each transaction the controller started.',
@@ -42,6 +56,9 @@ export function transactionInstruments(registry: Registry) {
   // Series with a small, known label set start at zero, so rate() and absent() work from the
   // first scrape. Transitions are left sparse: most of the 64 phase pairs never happen.
   for (const outcome of TRANSACTION_OUTCOMES) instruments.duration.zero({ outcome });
+  for (const check of HEALTH_CHECKS) {
+    for (const result of HEALTH_CHECK_RESULTS) instruments.healthCheck.zero({ check, result });
+  }
   for (const operation of ITEM_OPERATIONS) {
     for (const result of OPERATION_RESULTS) instruments.itemOperations.inc({ operation, result }, 0);
   }

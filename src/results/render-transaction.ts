@@ -4,7 +4,7 @@
  * rendering the same state twice gives the same bytes, so re-writing a result is a no-op.
  */
 import { stringify } from 'yaml';
-import type { Change, Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import type { Change, Condition, HealthCheckStatus, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
 import { formatCommitMessage } from './commit-message.ts';
 import {
   RESULT_API_VERSION,
@@ -46,6 +46,7 @@ export function renderTransactionResult(txn: Transaction, context: ResultContext
     serviceAccountName: txn.spec.serviceAccountName,
     ...(status.startedAt && { startedAt: status.startedAt }),
     ...(status.completedAt && { completedAt: status.completedAt }),
+    ...(status.health?.startedAt && { health: renderHealth(status.health) }),
     changes: txn.spec.changes.map((change, i) => renderChange(change, items[i], namespace)),
     ...(status.conditions &&
       status.conditions.length > 0 && { conditions: status.conditions.map(renderCondition) }),
@@ -110,6 +111,24 @@ function renderChange(change: Change, item: ItemStatus | undefined, namespace: s
     type: change.type,
     outcome: changeOutcome(item),
     ...(item?.error && { error: item.error }),
+    ...(item?.health && {
+      health: { status: item.health.status, reason: item.health.reason, message: item.health.message },
+    }),
+  };
+}
+
+/** The health gate's last check: what it checked, how it ended, and how long it took. */
+function renderHealth(h: HealthCheckStatus) {
+  const start = Date.parse(h.startedAt ?? '');
+  const end = Date.parse(h.completedAt ?? '');
+  const seconds = Number.isNaN(start) || Number.isNaN(end) ? undefined : Math.round((end - start) / 1000);
+  return {
+    check: h.check,
+    result: h.result ?? 'Pending',
+    ...(h.startedAt && { startedAt: h.startedAt }),
+    ...(h.completedAt && { completedAt: h.completedAt }),
+    ...(seconds !== undefined && { seconds }),
+    ...(h.message && { message: h.message }),
   };
 }
 

@@ -75,6 +75,20 @@ export class StoreClashError extends Error {
   }
 }
 
+/**
+ * The store's name is taken by the store of a deleted Transaction of the same name: the garbage
+ * collector removes it shortly (its owner is gone), so the new transaction waits instead of failing.
+ */
+export class StoreAwaitingGcError extends Error {
+  override readonly name = 'StoreAwaitingGcError';
+
+  constructor(kind: StoreKind, namespace: string, name: string, owner: OwnerReference) {
+    super(
+      `waiting for the garbage collector to remove ${kind} ${namespace}/${name}, the rollback store of the deleted Transaction ${owner.name} (uid ${owner.uid})`,
+    );
+  }
+}
+
 function storeObject(
   txn: Transaction,
   kind: StoreKind,
@@ -163,6 +177,11 @@ export class RollbackStore {
       path: path(kind, metadata.namespace, metadata.name),
     });
     const owner = existing.metadata.ownerReferences?.find((r) => r.controller);
+    // Owned by a Transaction of this name but another uid: that Transaction no longer exists (we
+    // hold its name), so the garbage collector will delete the object. Never adopted meanwhile.
+    if (owner?.kind === 'Transaction' && owner.name === txn.metadata.name && owner.uid !== txn.metadata.uid) {
+      throw new StoreAwaitingGcError(kind, metadata.namespace, metadata.name, owner);
+    }
     if (!owner || owner.uid !== txn.metadata.uid) {
       throw new StoreClashError(kind, metadata.namespace, metadata.name, owner);
     }

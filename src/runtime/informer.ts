@@ -84,6 +84,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #stop = new AbortController();
   readonly #synced = Promise.withResolvers<boolean>();
   #hasSynced = false;
+  #lastListError: unknown;
   /** Where the next watch starts; undefined means a LIST is needed first. */
   #resourceVersion: string | undefined;
   #loop: Promise<void> | undefined;
@@ -114,6 +115,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     clearInterval(this.#resyncTimer);
     this.#synced.resolve(false);
     await this.#loop;
+  }
+
+  /** Why the last LIST failed, until one succeeds (e.g. a 403 that retrying will not fix). */
+  lastListError(): unknown {
+    return this.#lastListError;
   }
 
   /** True once the first full LIST is in the cache. */
@@ -151,6 +157,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         } catch (e) {
           if (signal.aborted) break;
           failures++;
+          this.#lastListError = e;
           this.#logger.warn({ err: e, failures }, 'informer list failed');
           continue;
         }
@@ -184,6 +191,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       next = page.metadata.continue || undefined;
     } while (next);
     this.#metrics.list?.();
+    this.#lastListError = undefined;
     for (const change of this.#cache.replace(items)) this.#dispatch(change);
     this.#resourceVersion = resourceVersion;
     if (!this.#hasSynced) {

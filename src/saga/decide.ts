@@ -3,12 +3,14 @@
  * Pure: every side effect is carried out by the controller's stages (src/controller/stages).
  */
 import {
+  ANNOTATION_CANCEL,
   ANNOTATION_REQUEST_ROLLBACK,
   ANNOTATION_RETRY_ROLLBACK,
   FINALIZER,
   type Phase,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { pendingCheck } from './health-gate.ts';
 import { isTerminal } from './status.ts';
 
 /** Automatic rollback attempts from Failed before a human must step in (janus recover). */
@@ -19,7 +21,8 @@ export const RECOVERY_BASE_DELAY_MS = 10_000;
 export type RollbackCause =
   | 'RollbackRequested' // tx.janus.io/request-rollback on a Committed transaction
   | 'RollbackRetried' // tx.janus.io/retry-rollback on a Failed transaction
-  | 'Recovery'; // automatic, bounded retry of a rollback that failed
+  | 'Recovery' // automatic, bounded retry of a rollback that failed
+  | 'Cancelled'; // tx.janus.io/cancel on a transaction in flight
 
 export type Step =
   /** Deleted: release the locks and let the deletion finish; never roll back. */
@@ -31,8 +34,10 @@ export type Step =
   | { do: 'prepare' }
   /** Apply the remaining changes, then → Committed (or RollingBack, or Failed). */
   | { do: 'commit' }
-  /** Undo the committed changes in reverse order, then → RolledBack (or Failed). */
+  /** Undo the committed changes in reverse order, then → RolledBack (or Failed), or check their health. */
   | { do: 'rollback' }
+  /** The health gate: wait for the targets to be healthy, then → Committed / RolledBack, or roll back / fail. */
+  | { do: 'verify' }
   /** Committed or Failed → RollingBack, with a fresh deadline. */
   | { do: 'beginRollback'; cause: RollbackCause; consumeAnnotation?: string }
   /** A one-shot annotation that does not apply in this phase: remove it and say why. */
@@ -66,6 +71,7 @@ export function decide(txn: Transaction, nowMs: number): Step {
   const phase = phaseOf(txn);
   if (isTerminal(phase)) return decideTerminal(txn, phase, hasFinalizer, nowMs);
   if (!hasFinalizer) return { do: 'addFinalizer' };
+  if (ANNOTATION_CANCEL in (txn.metadata.annotations ?? {})) return decideCancel(phase);
   switch (phase) {
     case 'Pending':
       return { do: 'start' };
@@ -74,15 +80,39 @@ export function decide(txn: Transaction, nowMs: number): Step {
     case 'Prepared':
     case 'Committing':
       return { do: 'commit' };
+    case 'Verifying':
+      return { do: 'verify' };
     case 'RollingBack':
-      return { do: 'rollback' };
+      return pendingCheck(txn.status) === 'Rollback' ? { do: 'verify' } : { do: 'rollback' };
   }
   return { do: 'nothing' };
+}
+
+/**
+ * A cancel in flight: whatever was committed so far is rolled back (nothing, before the commit),
+ * so the cluster ends as it was. A rollback already under way just goes on.
+ */
+function decideCancel(phase: Phase): Step {
+  if (phase === 'RollingBack') {
+    return {
+      do: 'dropAnnotation',
+      annotation: ANNOTATION_CANCEL,
+      why: 'the transaction is already rolling back',
+    };
+  }
+  return { do: 'beginRollback', cause: 'Cancelled', consumeAnnotation: ANNOTATION_CANCEL };
 }
 
 /** Committed, RolledBack or Failed: one-shot annotations, bounded recovery, then cleanup. */
 function decideTerminal(txn: Transaction, phase: Phase, hasFinalizer: boolean, nowMs: number): Step {
   const annotations = txn.metadata.annotations ?? {};
+  if (ANNOTATION_CANCEL in annotations) {
+    return {
+      do: 'dropAnnotation',
+      annotation: ANNOTATION_CANCEL,
+      why: `cancel applies to transactions in flight; this one is already ${phase}${phase === 'Committed' ? ' (janus rollback undoes it)' : ''}`,
+    };
+  }
   if (ANNOTATION_REQUEST_ROLLBACK in annotations) {
     return phase === 'Committed'
       ? { do: 'beginRollback', cause: 'RollbackRequested', consumeAnnotation: ANNOTATION_REQUEST_ROLLBACK }

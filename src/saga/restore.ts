@@ -1,4 +1,5 @@
 /** Pure rules for undoing a change: what to send back, and how to recognise that it was sent. */
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/resources.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -99,12 +100,50 @@ export function patchIsUndone(forward: KubeObject, prior: KubeObject, current: K
  * a re-creation this transaction already made before a restart.
  */
 export function sameContent(prior: KubeObject, current: KubeObject): boolean {
-  const strip = (o: KubeObject) => {
-    const c = cleanForRestore(o) as unknown as JsonObject;
-    const meta = c.metadata as JsonObject;
-    return { ...c, metadata: pick(meta, ['name', 'namespace', 'labels', 'annotations']) };
-  };
-  return deepEqual(strip(prior), strip(current));
+  return deepEqual(userContent(prior), userContent(current));
+}
+
+/**
+ * Annotations a workload's own controller writes on it (the Deployment controller's revision):
+ * bookkeeping that follows every rollout, not a change someone else made.
+ */
+const CONTROLLER_ANNOTATION_PREFIXES = ['deployment.kubernetes.io/'] as const;
+
+/**
+ * What a writer of the object decides: everything but status, server-set metadata and the
+ * annotations its controller keeps. A controller's status write leaves it unchanged.
+ */
+function userContent(obj: KubeObject): JsonObject {
+  const c = cleanForRestore(obj) as unknown as JsonObject;
+  const meta = pick(c.metadata, ['name', 'namespace', 'labels', 'annotations']);
+  if (isObject(meta.annotations)) {
+    const kept = Object.entries(meta.annotations).filter(
+      ([key]) => !CONTROLLER_ANNOTATION_PREFIXES.some((prefix) => key.startsWith(prefix)),
+    );
+    if (kept.length > 0) meta.annotations = Object.fromEntries(kept);
+    else delete meta.annotations;
+  }
+  return { ...c, metadata: meta };
+}
+
+/**
+ * SHA-256 of an object's user content (keys sorted): recorded at commit, it tells at rollback
+ * whether a newer resourceVersion is only a controller's status write (same fingerprint) or a
+ * change someone else made (a different one).
+ */
+export function contentFingerprint(obj: KubeObject): string {
+  return createHash('sha256')
+    .update(canonicalJson(userContent(obj)))
+    .digest('hex');
+}
+
+function canonicalJson(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isObject(v)) {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k] as Json)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

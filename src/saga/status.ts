@@ -12,10 +12,12 @@ export const isTerminal = (phase: Phase | undefined): boolean =>
 
 /** Every legal edge of the state machine (SPEC §3). */
 export const TRANSITIONS: Readonly<Record<Phase, readonly Phase[]>> = {
-  Pending: ['Preparing', 'Failed'],
-  Preparing: ['Prepared', 'Failed'],
-  Prepared: ['Committing', 'Failed'],
-  Committing: ['Committed', 'RollingBack', 'Failed'],
+  // → RollingBack before the commit: a cancel, which then finds nothing to undo.
+  Pending: ['Preparing', 'Failed', 'RollingBack'],
+  Preparing: ['Prepared', 'Failed', 'RollingBack'],
+  Prepared: ['Committing', 'Failed', 'RollingBack'],
+  Committing: ['Verifying', 'Committed', 'RollingBack', 'Failed'],
+  Verifying: ['Committed', 'RollingBack'],
   Committed: ['RollingBack'],
   RollingBack: ['RolledBack', 'Failed'],
   RolledBack: [],
@@ -42,7 +44,7 @@ export interface PhaseDetail {
   message: string;
 }
 
-type ConditionSpec = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+export type ConditionSpec = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** The conditions a Transaction shows in `phase`, given why it is there. */
 export function conditionsFor(phase: Phase, detail: PhaseDetail): ConditionSpec[] {
@@ -77,6 +79,10 @@ export function conditionsFor(phase: Phase, detail: PhaseDetail): ConditionSpec[
           'every target is locked, snapshotted and dry-run',
         ),
       );
+      out.push(c('Committed', 'False', detail.reason, detail.message));
+      break;
+    case 'Verifying':
+      // Committed is the phase after the gate: until the targets are healthy it is not reached.
       out.push(c('Committed', 'False', detail.reason, detail.message));
       break;
     case 'Committed':
@@ -126,13 +132,19 @@ export function withPhase(
   detail: PhaseDetail,
   now: Date,
   generation: number | undefined,
+  extra: readonly ConditionSpec[] = [],
 ): TransactionStatus {
   const at = now.toISOString();
   return {
     ...status,
     phase,
     ...(generation !== undefined && { observedGeneration: generation }),
-    conditions: mergeConditions(status.conditions, conditionsFor(phase, detail), at, generation),
+    conditions: mergeConditions(
+      status.conditions,
+      [...conditionsFor(phase, detail), ...extra],
+      at,
+      generation,
+    ),
     ...(isTerminal(phase) ? { completedAt: at } : {}),
   };
 }

@@ -3,7 +3,7 @@
  * with its median and spread, to test/bench/results/latest.json and latest.md.
  *
  *   npm run bench                      # everything
- *   npm run bench -- api latency       # some of: api, throughput, latency, memory, git
+ *   npm run bench -- api latency       # some of: api, throughput, latency, memory, git, health
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,13 +12,14 @@ import { apiCost } from './api-cost.ts';
 import { gitLatency } from './git-latency.ts';
 import { gitPoll } from './git-poll.ts';
 import { startBench } from './harness.ts';
+import { healthGate } from './health-gate.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
 import { resultsPush } from './results-push.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
 
-const ALL = ['api', 'throughput', 'latency', 'memory', 'git'] as const;
+const ALL = ['api', 'throughput', 'latency', 'memory', 'git', 'health'] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
 
@@ -29,6 +30,7 @@ try {
   if (selected.includes('throughput')) results.Throughput = await throughput(bench, 5);
   if (selected.includes('latency')) results.Latency = await latency(bench, 7);
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
+  if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),

@@ -25,6 +25,8 @@ export interface Outcome {
   /** API requests the controller made (watches excepted) until it had nothing left to do. */
   requests: number;
   crashed: boolean;
+  /** The last controller's log (debug level: one line per API request). */
+  log: string;
 }
 
 /** Item status without resourceVersions or namespaces, which differ from run to run. */
@@ -86,16 +88,15 @@ export async function run(
   }
   const final = await settled(admin, namespace, txn.metadata.name, scenario.phase);
   await controller.stop();
-  const requests = Math.max(
-    0,
-    ...[...(await controller.logs()).matchAll(/"n":(\d+),"method"/g)].map((m) => Number(m[1])),
-  );
+  const log = await controller.logs();
+  const requests = Math.max(0, ...[...log.matchAll(/"n":(\d+),"method"/g)].map((m) => Number(m[1])));
   return {
     phase: final.status?.phase,
     items: comparableItems(final),
     targets: await scenario.observe(namespace),
     requests,
     crashed,
+    log,
   };
 }
 

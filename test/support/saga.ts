@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { Change, Phase, Transaction } from '../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../src/kube/client.ts';
 import type { KubeObject, Objects } from '../../src/kube/resources.ts';
+import { leaseName, microTime } from '../../src/locks/lease-name.ts';
+import { resolveTarget } from '../../src/saga/targets.ts';
 import { eventually } from './eventually.ts';
 
 export interface Rule {
@@ -119,6 +121,7 @@ export function transaction(
     timeout?: string;
     lockTimeout?: string;
     annotations?: Record<string, string>;
+    health?: Transaction['spec']['health'];
   } = {},
 ): Transaction {
   return {
@@ -129,6 +132,7 @@ export function transaction(
       serviceAccountName: opts.serviceAccountName ?? 'deployer',
       ...(opts.timeout && { timeout: opts.timeout }),
       ...(opts.lockTimeout && { lockTimeout: opts.lockTimeout }),
+      ...(opts.health && { health: opts.health }),
       changes,
     },
   };
@@ -210,4 +214,26 @@ export function fourChanges(): Change[] {
     { target: cmTarget('patched'), type: 'Patch', content: { data: { changed: 'after', added: 'new' } } },
     { target: cmTarget('deleted'), type: 'Delete' },
   ];
+}
+
+/** A Lease on `target` held by another (made-up) transaction for an hour: a contested lock. */
+export async function lockHeldElsewhere(
+  admin: Objects,
+  namespace: string,
+  configMapName: string,
+): Promise<string> {
+  const name = leaseName(
+    resolveTarget({ apiVersion: 'v1', kind: 'ConfigMap', name: configMapName }, namespace, true),
+  );
+  await admin.create({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name, namespace },
+    spec: {
+      holderIdentity: `${namespace}/holder/uid-0`,
+      leaseDurationSeconds: 3600,
+      renewTime: microTime(Date.now()),
+    },
+  });
+  return name;
 }

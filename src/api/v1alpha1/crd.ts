@@ -1,6 +1,7 @@
 /** The CustomResourceDefinition for Transaction, built from the schema in transaction.ts. */
 import type { OpenApiSchema } from '../schema.ts';
 import {
+  CATEGORIES,
   GROUP,
   KIND,
   PLURAL,
@@ -10,6 +11,8 @@ import {
   transactionStatusSchema,
   VERSION,
 } from './transaction.ts';
+
+const READY = (field: string) => `.status.conditions[?(@.type=="Ready")].${field}`;
 
 /** Transaction names end up in label values and in "<name>-rollback", so they are DNS labels. */
 const NAME_RULE = {
@@ -48,6 +51,8 @@ export function transactionCrd() {
         plural: PLURAL,
         singular: SINGULAR,
         shortNames: [...SHORT_NAMES],
+        // `kubectl get janus` lists every Janus resource, as `kubectl get flux`… would.
+        categories: [...CATEGORIES],
       },
       versions: [
         {
@@ -55,10 +60,24 @@ export function transactionCrd() {
           served: true,
           storage: true,
           subresources: { status: {} },
+          // As Flux's: READY and STATUS from the Ready condition, its message with -o wide.
           additionalPrinterColumns: [
             { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Changes', type: 'string', description: 'committed/total', jsonPath: '.status.progress' },
+            { name: 'Ready', type: 'string', jsonPath: READY('status') },
+            {
+              name: 'Status',
+              type: 'string',
+              description: 'reason of the Ready condition',
+              jsonPath: READY('reason'),
+            },
+            {
+              name: 'Changes',
+              type: 'string',
+              description: 'changes in effect now / total: after a rollback, 0/N',
+              jsonPath: '.status.progress',
+            },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+            { name: 'Message', type: 'string', priority: 1, jsonPath: READY('message') },
           ],
           schema: { openAPIV3Schema },
         },

@@ -22,6 +22,7 @@ export const KIND = 'Transaction';
 export const PLURAL = 'transactions';
 export const SINGULAR = 'transaction';
 export const SHORT_NAMES = ['txn'] as const;
+export const CATEGORIES = ['janus'] as const;
 
 /** Hard limit on changes per transaction; bounds status size and CEL validation cost. */
 export const MAX_CHANGES = 256;
@@ -43,6 +44,7 @@ export const PHASES = [
   'Preparing',
   'Prepared',
   'Committing',
+  'Verifying',
   'Committed',
   'RollingBack',
   'RolledBack',
@@ -150,6 +152,39 @@ const change = object(
 const targetKey = (v: string) =>
   `${groupOf(`${v}.target.apiVersion`)} + '/' + ${v}.target.kind + '/' + (has(${v}.target.__namespace__) ? ${v}.target.__namespace__ : '') + '/' + ${v}.target.name`;
 
+/** Which targets the health gate waits for after commit (and after a rollback). */
+export const HEALTH_TARGETS = ['Auto', 'All', 'None'] as const;
+export type HealthTargets = (typeof HEALTH_TARGETS)[number];
+export const DEFAULT_HEALTH_TIMEOUT = '5m';
+export const MAX_HEALTH_TIMEOUT = '1h';
+
+const health = object({
+  targets: withDefault(
+    string({
+      description:
+        'Auto: the targets whose kind has a health rule (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, Pod, PersistentVolumeClaim, Service); All: every target not deleted (other kinds by their Ready condition); None: no health gate.',
+      enum: HEALTH_TARGETS,
+    }),
+    'Auto',
+  ),
+  timeout: withDefault(
+    string({
+      description:
+        'How long the targets may take to become healthy after commit (and again after a rollback). From 1s to 1h; never past spec.timeout.',
+      pattern: DURATION_PATTERN,
+      maxLength: 32,
+      validations: [
+        { rule: "duration(self) >= duration('1s')", message: 'health.timeout must be at least 1s' },
+        {
+          rule: `duration(self) <= duration('${MAX_HEALTH_TIMEOUT}')`,
+          message: `health.timeout must be at most ${MAX_HEALTH_TIMEOUT}`,
+        },
+      ],
+    }),
+    DEFAULT_HEALTH_TIMEOUT,
+  ),
+});
+
 export const transactionSpecSchema = object(
   {
     serviceAccountName: string({
@@ -190,6 +225,7 @@ export const transactionSpecSchema = object(
       }),
       '30m',
     ),
+    health: health,
     changes: array(change, {
       description: 'The changes, applied in list order and rolled back in reverse order.',
       minItems: 1,
@@ -211,6 +247,12 @@ export const transactionSpecSchema = object(
   },
 );
 
+/** kstatus's outcomes that matter to the gate. */
+export const HEALTH_STATUSES = ['Current', 'InProgress', 'Failed'] as const;
+/** What the gate is checking: the committed changes, or the state a rollback restored. */
+export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
+export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut'] as const;
+
 const itemStatus = object({
   target: string({ description: 'The target, as "<apiVersion> <kind> <namespace>/<name>".' }),
   type: string({ enum: CHANGE_TYPES }),
@@ -226,6 +268,16 @@ const itemStatus = object({
   lease: string({ description: 'The lock Lease, as "<namespace>/<name>".' }),
   snapshotDigest: string({
     description: 'SHA-256 of the prior state stored at prepare; a rollback restores only that.',
+  }),
+  committedFingerprint: string({
+    description:
+      'SHA-256 of what this change left (spec and user metadata, not status): tells a controller’s status write from someone else’s change at rollback.',
+  }),
+  health: object({
+    status: string({ enum: HEALTH_STATUSES }),
+    reason: string(),
+    message: string({ maxLength: 1024 }),
+    since: timestamp({ description: 'When the target reached this health status.' }),
   }),
   conflict: boolean({
     description: 'Rollback left this item alone because someone else changed it after commit.',
@@ -260,6 +312,16 @@ export const transactionStatusSchema = object({
   completedAt: timestamp(),
   recoveryAttempts: integer({ minimum: 0, description: 'Automatic rollback attempts made from Failed.' }),
   nextRecoveryAt: timestamp(),
+  health: object({
+    check: string({ enum: HEALTH_CHECKS, description: 'What is being checked: the commit or the rollback.' }),
+    startedAt: timestamp(),
+    deadline: timestamp({
+      description: 'When the check gives up: health.timeout after it started, at most spec.timeout.',
+    }),
+    completedAt: timestamp(),
+    result: string({ enum: HEALTH_RESULTS }),
+    message: string({ maxLength: 4096 }),
+  }),
   conditions: array(condition, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
   source: object({
     repository: string(),
@@ -275,6 +337,9 @@ export type TransactionStatus = Infer<typeof transactionStatusSchema>;
 export type ItemStatus = NonNullable<TransactionStatus['items']>[number];
 export type Condition = NonNullable<TransactionStatus['conditions']>[number];
 export type TransactionSource = NonNullable<TransactionStatus['source']>;
+export type HealthCheckStatus = NonNullable<TransactionStatus['health']>;
+export type ItemHealth = NonNullable<ItemStatus['health']>;
+export type HealthSpec = NonNullable<TransactionSpec['health']>;
 export type { ObjectMeta };
 
 export interface Transaction {
@@ -287,9 +352,11 @@ export interface Transaction {
   [key: string]: unknown;
 }
 
-/** Annotations users set; both are one-shot and removed by the controller. */
+/** Annotations users set; each is one-shot and removed by the controller. */
 export const ANNOTATION_REQUEST_ROLLBACK = `${GROUP}/request-rollback`;
 export const ANNOTATION_RETRY_ROLLBACK = `${GROUP}/retry-rollback`;
+/** Stop a transaction in flight and undo what it committed (janus cancel). */
+export const ANNOTATION_CANCEL = `${GROUP}/cancel`;
 
 /** Annotations the Git materializer sets when it creates a Transaction. */
 export const ANNOTATION_SOURCE_REPOSITORY = `${GROUP}/source-repository`;

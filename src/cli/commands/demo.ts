@@ -37,14 +37,17 @@ export default defineCommand({
 The first thing to run. Needs Node.js 24, Go and git, and a source checkout of Janus:
 
   1. builds (first time only, 5-10 minutes, cached) and starts a local Kubernetes control plane
-     on 127.0.0.1 (etcd, kube-apiserver, kube-controller-manager; no nodes);
+     on 127.0.0.1 (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, and two
+     nodes simulated by kwok);
   2. installs Janus's CRD and RBAC, and the example shop from examples/setup;
   3. creates a local Git repository holding examples/transactions;
   4. runs the main job (janus run) over it: deploy-v2 commits, expose-checkout fails at commit
      and is rolled back;
-  5. commits a ROLLBACK file for deploy-v2, which Janus rolls back;
-  6. prints the results branch (git log janus/results) and a result file;
-  7. stops every process and deletes every temporary folder — also on Ctrl-C.
+  5. commits release 3 (examples/release-3), whose pods never become ready: the health gate
+     rolls it back by itself while release 2 keeps serving;
+  6. commits a ROLLBACK file for deploy-v2, which Janus rolls back;
+  7. prints the results branch (git log janus/results) and a result file;
+  8. stops every process and deletes every temporary folder — also on Ctrl-C.
 
 With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed), creates the
 namespace shop there and deletes it at the end; the CRD and RBAC stay installed.

@@ -59,6 +59,37 @@ export class PhaseFollower {
 export const phaseIs = (txns: readonly Transaction[], name: string, phase: string) =>
   txns.some((t) => t.metadata.name === name && t.status?.phase === phase);
 
+interface PodView {
+  metadata: KubeObject['metadata'];
+  spec?: { containers?: { image?: string }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+/** "web pods: 2 ready running podinfo:6.7.0; 1 not ready running podinfo:6.7.1", during a rollout. */
+export async function describeRollout(objects: Objects): Promise<string> {
+  const list = await objects.list('v1', 'Pod', 'shop', { labelSelector: 'app=web' });
+  const groups = new Map<string, number>();
+  for (const pod of list.items as PodView[]) {
+    if (pod.metadata.deletionTimestamp) continue;
+    const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    const image = pod.spec?.containers?.[0]?.image?.split('/').pop() ?? '?';
+    const key = `${ready ? 'ready' : 'not ready'}, image ${image}`;
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  const parts = [...groups.entries()]
+    .sort()
+    .reverse()
+    .map(([key, n]) => `${n} ${key}`);
+  return `web pods: ${parts.join('; ') || 'none'}`;
+}
+
+/** " (2/2 replicas ready)": what the Deployment's controller reports. */
+function replicas(web: (KubeObject & Record<string, unknown>) | undefined): string {
+  const status = web?.status as { readyReplicas?: number; replicas?: number } | undefined;
+  const spec = web?.spec as { replicas?: number } | undefined;
+  return status ? ` (${status.readyReplicas ?? 0}/${spec?.replicas ?? 1} replicas ready)` : '';
+}
+
 /** A few plain-language facts about the example shop, to see what each transaction did. */
 export async function describeShop(objects: Objects): Promise<string[]> {
   const get = (apiVersion: string, kind: string, name: string) =>
@@ -75,7 +106,7 @@ export async function describeShop(objects: Objects): Promise<string[]> {
   const data = (o: KubeObject | undefined) => (o?.data ?? {}) as Record<string, string>;
   const exists = (o: KubeObject | undefined) => (o ? 'exists' : 'does not exist');
   return [
-    `Deployment web runs image ${image ?? '(none)'}`,
+    `Deployment web runs image ${image ?? '(none)'}${replicas(web)}`,
     `ConfigMap app-config: FEATURE_CHECKOUT_V2=${data(config).FEATURE_CHECKOUT_V2}, API_TIMEOUT=${data(config).API_TIMEOUT}`,
     `ConfigMap storefront: checkout_url=${data(storefront).checkout_url}`,
     `Service checkout ${exists(checkout)}; Service checkout-admin ${exists(admin)}`,

@@ -47,12 +47,20 @@ export class DemoRepository {
     return repo;
   }
 
+  /** Copies examples/release-3 over the working tree and commits it; returns the commit subject. */
+  async commitRelease3(examples: string): Promise<string> {
+    return this.#commitFrom(join(examples, 'release-3'), 'Release 3 of the web front end');
+  }
+
   /** Copies examples/follow-up over the working tree and commits it; returns the commit subject. */
   async commitFollowUp(examples: string): Promise<string> {
     const followUp = join(examples, 'follow-up');
-    await cp(followUp, this.path, { recursive: true });
     const reason = (await readFile(join(followUp, 'transactions/deploy-v2/ROLLBACK'), 'utf8')).trim();
-    const subject = `Roll back deploy-v2: ${reason.split('\n')[0]}`;
+    return this.#commitFrom(followUp, `Roll back deploy-v2: ${reason.split('\n')[0]}`);
+  }
+
+  async #commitFrom(dir: string, subject: string): Promise<string> {
+    await cp(dir, this.path, { recursive: true });
     await this.git('add', '--all');
     await this.git('commit', '--quiet', '-m', subject);
     return subject;

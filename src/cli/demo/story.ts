@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Transaction } from '../../api/v1alpha1/index.ts';
 import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import type { Objects } from '../../kube/resources.ts';
@@ -24,7 +25,7 @@ import {
   startLocalCluster,
 } from './cluster.ts';
 import { type MainJob, startMainJob } from './main-job.ts';
-import { describeShop, PhaseFollower, phaseIs } from './observe.ts';
+import { describeRollout, describeShop, PhaseFollower, phaseIs } from './observe.ts';
 import type { Narrator } from './progress.ts';
 import { DemoRepository } from './repository.ts';
 
@@ -44,7 +45,7 @@ export interface StoryOptions {
   beforeCleanup: (info: { workDir: string; repo: string; adminKubeconfig: string }) => Promise<void>;
 }
 
-export const stepCount = (local: boolean) => (local ? 7 : 5);
+export const stepCount = (local: boolean) => (local ? 8 : 6);
 
 export async function tellStory(opts: StoryOptions): Promise<void> {
   const { narrator, cleanup, signal } = opts;
@@ -58,6 +59,7 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
   const phases = new PhaseFollower(admin, NAMESPACE, narrator);
   await explainFailure(job, async () => {
     await firstMerge(phases, admin, narrator, waiting);
+    await unhealthyRelease(repo, phases, admin, narrator, waiting);
     await rollbackRequest(repo, phases, admin, narrator, waiting);
     await showResults(repo, narrator, waiting());
   });
@@ -119,8 +121,34 @@ async function firstMerge(
   narrator.detail(
     'deploy-v2 committed all three changes. expose-checkout committed two, the third was refused,',
   );
-  narrator.detail('and Janus undid the two in reverse order. The shop now:');
-  for (const line of await describeShop(admin)) narrator.detail(`  ${line}`);
+  await showShop(admin, narrator, 'and Janus undid the two in reverse order. The shop now:');
+}
+
+/**
+ * Release 3 never becomes ready: the health gate rolls it back by itself, and release 2's pods
+ * serve throughout.
+ */
+async function unhealthyRelease(
+  repo: DemoRepository,
+  phases: PhaseFollower,
+  admin: Objects,
+  narrator: Narrator,
+  waiting: () => AbortSignal,
+) {
+  narrator.step(
+    'Release 3 goes out (a new commit): its pods never become ready (a readiness probe the new image fails).',
+  );
+  narrator.detail(`git commit -m "${await repo.commitRelease3(EXAMPLES)}"`);
+  const ended = (t: readonly Transaction[]) =>
+    phaseIs(t, 'deploy-v3', 'RolledBack') || phaseIs(t, 'deploy-v3', 'Failed');
+  await phases.until((t) => phaseIs(t, 'deploy-v3', 'Verifying') || ended(t), waiting());
+  narrator.detail(`  while Janus waits for it to be healthy: ${await describeRollout(admin)}`);
+  await phases.until(ended, waiting());
+  narrator.detail('');
+  narrator.detail('Every write was accepted, so the change was committed; but the Deployment never became');
+  narrator.detail('healthy (its rollout stopped making progress), so Janus rolled release 3 back by itself,');
+  narrator.detail('checked that release 2 is healthy again, and recorded why. Release 2 served throughout.');
+  await showShop(admin, narrator, 'The shop now:');
 }
 
 /** A second commit adds a ROLLBACK file: the committed release is undone. */
@@ -137,7 +165,11 @@ async function rollbackRequest(
   narrator.detail(`git commit -m "${await repo.commitFollowUp(EXAMPLES)}"`);
   await phases.until((t) => phaseIs(t, 'deploy-v2', 'RolledBack'), waiting());
   narrator.detail('');
-  narrator.detail('The shop is back where it started:');
+  await showShop(admin, narrator, 'The shop is back where it started:');
+}
+
+async function showShop(admin: Objects, narrator: Narrator, heading: string): Promise<void> {
+  narrator.detail(heading);
   for (const line of await describeShop(admin)) narrator.detail(`  ${line}`);
 }
 
@@ -196,7 +228,11 @@ async function explainFailure(job: MainJob, steps: () => Promise<void>): Promise
 }
 
 async function waitForResults(repo: DemoRepository, signal: AbortSignal): Promise<void> {
-  const wanted = [`${NAMESPACE}/deploy-v2: RolledBack`, `${NAMESPACE}/expose-checkout: RolledBack`];
+  const wanted = [
+    `${NAMESPACE}/deploy-v2: RolledBack`,
+    `${NAMESPACE}/deploy-v3: RolledBack`,
+    `${NAMESPACE}/expose-checkout: RolledBack`,
+  ];
   for (;;) {
     const subjects = await repo.subjects(DEFAULT_RESULTS_BRANCH);
     if (wanted.every((w) => subjects.some((s) => s.startsWith(w)))) return;

@@ -8,11 +8,14 @@
 import { parseDuration } from '../../api/duration.ts';
 import type { ItemStatus } from '../../api/v1alpha1/index.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
+import { gatedItems, startCheck } from '../../saga/health-gate.ts';
+import type { ConditionSpec } from '../../saga/status.ts';
 import { commit as commitChange, probe } from '../changes.ts';
 import type { SagaRun } from '../context.ts';
 import { confirmLock } from '../locking.ts';
 import type { StageResult } from './lifecycle.ts';
 import { isPastDeadline } from './prepare.ts';
+import { startGate } from './verify.ts';
 
 export async function commit(run: SagaRun): Promise<StageResult> {
   const { deps } = run;
@@ -47,6 +50,7 @@ export async function commit(run: SagaRun): Promise<StageResult> {
         ...state,
         committed: true,
         committedResourceVersion: result.resourceVersion,
+        committedFingerprint: result.fingerprint,
         error: '',
       };
       deps.metrics.itemOperation('commit', 'success');
@@ -59,16 +63,22 @@ export async function commit(run: SagaRun): Promise<StageResult> {
       message: result.message,
     });
   }
-  const total = run.items.length;
-  return {
-    txn: await run.writeStatus(
-      { ...run.status, items },
-      {
-        to: 'Committed',
-        detail: { reason: 'Committed', message: `${total}/${total} changes committed: ${summary(run)}` },
-      },
-    ),
-  };
+  const committed = committedMessage(run);
+  const gated = gatedItems(run.txn, run.items, items, 'Commit');
+  if (gated.length === 0) {
+    return {
+      txn: await run.writeStatus(
+        { ...run.status, items },
+        { to: 'Committed', detail: { reason: 'Committed', message: committed } },
+      ),
+    };
+  }
+  const health = startCheck(run.txn, 'Commit', deps.now(), run.status.deadline);
+  return startGate(
+    run,
+    { ...run.status, items, health },
+    { to: 'Verifying', detail: { reason: 'AwaitingHealth', message: committed } },
+  );
 }
 
 /** Marks as committed the changes from `from` on that are already in place (stops at the first that is not). */
@@ -76,9 +86,14 @@ async function recogniseApplied(run: SagaRun, items: ItemStatus[], from: number)
   for (const item of run.items.slice(from)) {
     const state = items[item.index] ?? {};
     if (state.committed) continue;
-    const resourceVersion = await probe(run, item);
-    if (resourceVersion === undefined) return;
-    items[item.index] = { ...state, committed: true, committedResourceVersion: resourceVersion };
+    const applied = await probe(run, item);
+    if (applied === undefined) return;
+    items[item.index] = {
+      ...state,
+      committed: true,
+      committedResourceVersion: applied.resourceVersion,
+      committedFingerprint: applied.fingerprint,
+    };
   }
 }
 
@@ -86,10 +101,12 @@ async function recogniseApplied(run: SagaRun, items: ItemStatus[], from: number)
  * Nothing committed: Failed at once. Otherwise RollingBack, with a fresh deadline of its own:
  * a transaction that ran out of time must still get the time to undo what it did.
  */
-async function abort(
+export async function abort(
   run: SagaRun,
   items: ItemStatus[],
   why: { reason: string; message: string },
+  extra: Pick<Parameters<SagaRun['writeStatus']>[0], 'health'> = {},
+  conditions: readonly ConditionSpec[] = [],
 ): Promise<StageResult> {
   const committed = items.filter((i) => i.committed).length;
   if (committed === 0) {
@@ -98,16 +115,23 @@ async function abort(
   const deadline = new Date(run.deps.now() + parseDuration(run.txn.spec.timeout ?? '30m')).toISOString();
   return {
     txn: await run.writeStatus(
-      { ...run.status, items, deadline },
+      { ...run.status, ...extra, items, deadline },
       {
         to: 'RollingBack',
         detail: {
           reason: why.reason,
           message: `${why.message}; rolling back ${committed} committed change(s)`,
         },
+        conditions,
       },
     ),
   };
+}
+
+/** "3/3 changes committed: Patch ConfigMap app-config, …". */
+export function committedMessage(run: SagaRun): string {
+  const total = run.items.length;
+  return `${total}/${total} changes committed: ${summary(run)}`;
 }
 
 function summary(run: SagaRun): string {

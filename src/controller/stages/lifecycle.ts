@@ -4,6 +4,7 @@ import { parseDuration } from '../../api/duration.ts';
 import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
 import { isInvalid } from '../../kube/errors.ts';
 import { type RollbackCause, recoveryDelayMs } from '../../saga/decide.ts';
+import { pendingCheck } from '../../saga/health-gate.ts';
 import type { SagaRun } from '../context.ts';
 import { releaseLocks } from '../locking.ts';
 
@@ -31,12 +32,14 @@ async function removeFinalizer(run: SagaRun): Promise<Transaction> {
 
 /** Terminal: every lock is released and the finalizer goes, so deleting the object is instant. */
 export async function cleanup(run: SagaRun): Promise<StageResult> {
+  run.deps.health.release(run.name);
   await releaseLocks(run);
   return { txn: await removeFinalizer(run) };
 }
 
 /** Deleted while in flight: release the locks and let it go. No rollback (SPEC §3). */
 export async function finalize(run: SagaRun): Promise<StageResult> {
+  run.deps.health.release(run.name);
   await releaseLocks(run);
   if (run.txn.status?.phase && !['Committed', 'RolledBack', 'Failed'].includes(run.txn.status.phase)) {
     await run.event(
@@ -66,11 +69,12 @@ const CAUSE_MESSAGES: Record<RollbackCause, string> = {
   RollbackRequested: 'rollback requested with the tx.janus.io/request-rollback annotation',
   RollbackRetried: 'rollback retried with the tx.janus.io/retry-rollback annotation',
   Recovery: 'retrying the rollback that failed',
+  Cancelled: 'cancelled with the tx.janus.io/cancel annotation',
 };
 
 /**
- * Committed or Failed → RollingBack with a fresh deadline: a transaction committed long ago can
- * still be rolled back. The status is written before the annotation is removed, so a crash in
+ * Committed or Failed (or, cancelled, any phase in flight) → RollingBack with a fresh deadline: a
+ * transaction committed long ago can still be rolled back. The status is written before the annotation is removed, so a crash in
  * between cannot lose the request.
  */
 export async function beginRollback(
@@ -87,6 +91,11 @@ export async function beginRollback(
       : item,
   );
   const { nextRecoveryAt: _next, completedAt: _completed, ...rest } = status;
+  // A cancel in the middle of a health check ends the check: nothing concluded it.
+  if (pendingCheck(status)) {
+    delete rest.health;
+    run.deps.health.release(run.name);
+  }
   // The annotation's value is the reason (a ROLLBACK file's text, `janus rollback --reason`).
   const reason = consume ? run.txn.metadata.annotations?.[consume]?.trim() : undefined;
   const message = reason && reason !== 'true' ? `${CAUSE_MESSAGES[cause]}: ${reason}` : CAUSE_MESSAGES[cause];
@@ -108,11 +117,24 @@ export function nextRecovery(run: SagaRun): string {
 }
 
 /** Records why the transaction waits for a lock (once per new reason) and looks again soon. */
-export async function lockWait(run: SagaRun, message: string, retryInMs: number): Promise<StageResult> {
+export function lockWait(run: SagaRun, message: string, retryInMs: number): Promise<StageResult> {
+  return waitInPhase(run, 'LockWait', message, retryInMs);
+}
+
+/**
+ * Stays in the phase, saying why in Reconciling (and an Event, once per new reason or message),
+ * and looks again after `retryInMs`, or at the deadline if that comes first.
+ */
+export async function waitInPhase(
+  run: SagaRun,
+  reason: string,
+  message: string,
+  retryInMs: number,
+): Promise<StageResult> {
   const reconciling = run.status.conditions?.find((c) => c.type === 'Reconciling');
-  if (reconciling?.reason !== 'LockWait' || reconciling.message !== message) {
-    await run.writeStatus(run.status, { to: run.phase, detail: { reason: 'LockWait', message } });
-    await run.event('Normal', 'LockWait', message);
+  if (reconciling?.reason !== reason || reconciling.message !== message) {
+    await run.writeStatus(run.status, { to: run.phase, detail: { reason, message } });
+    await run.event('Normal', reason, message);
   }
   const deadline = Date.parse(run.status.deadline ?? '');
   const untilDeadline = Number.isNaN(deadline) ? retryInMs : Math.max(0, deadline - run.deps.now()) + 10;

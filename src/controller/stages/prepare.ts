@@ -14,13 +14,13 @@ import {
 } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/resources.ts';
 import { compactPrior, snapshotDigest } from '../../rollback-store/codec.ts';
-import { StoreClashError } from '../../rollback-store/store.ts';
+import { StoreAwaitingGcError, StoreClashError } from '../../rollback-store/store.ts';
 import { describeTarget, fieldManager } from '../../saga/targets.ts';
 import { describeFailure, dryRun, refOf } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
-import { lockWait, type StageResult } from './lifecycle.ts';
+import { lockWait, type StageResult, waitInPhase } from './lifecycle.ts';
 
 /** Reads and dry runs are independent: a few at a time, for latency, without flooding the server. */
 const PARALLEL_READS = 8;
@@ -68,6 +68,8 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
     rollbackRef = await deps.store.write(txn, snapshots);
   } catch (e) {
     if (e instanceof StoreClashError) return fail(run, { reason: 'RollbackStoreClash', message: e.message });
+    if (e instanceof StoreAwaitingGcError)
+      return waitInPhase(run, 'StoreAwaitingGarbageCollection', e.message, 1_000);
     if (isForbidden(e)) return fail(run, notGranted(namespace, e));
     throw e;
   }

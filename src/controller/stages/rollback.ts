@@ -8,12 +8,14 @@ import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts'
 import { isNotFound } from '../../kube/errors.ts';
 import { SnapshotTamperedError, type StoreReader } from '../../rollback-store/store.ts';
 import { MAX_RECOVERY_ATTEMPTS } from '../../saga/decide.ts';
+import { gatedItems, startCheck } from '../../saga/health-gate.ts';
 import { describeTarget } from '../../saga/targets.ts';
 import { type UndoResult, undo } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks } from '../locking.ts';
 import { lockWait, nextRecovery, type StageResult } from './lifecycle.ts';
 import { isPastDeadline } from './prepare.ts';
+import { startGate } from './verify.ts';
 
 export async function rollback(run: SagaRun): Promise<StageResult> {
   const { deps, txn } = run;
@@ -92,6 +94,17 @@ async function finish(
   const { nextRecoveryAt: _next, ...rest } = run.status;
   const status: TransactionStatus = { ...rest, items };
   if (left.length === 0) {
+    const gated = gatedItems(run.txn, run.items, items, 'Rollback');
+    if (gated.length > 0) {
+      const health = startCheck(run.txn, 'Rollback', run.deps.now(), run.status.deadline);
+      const undoneMessage = `${undone} committed change(s) rolled back${causeOf(run)}`;
+      // The check's message keeps why the rollback happened, for the RolledBack message after it.
+      return startGate(
+        run,
+        { ...status, health: { ...health, message: undoneMessage } },
+        { to: 'RollingBack', detail: { reason: 'AwaitingHealth', message: undoneMessage } },
+      );
+    }
     return {
       txn: await run.writeStatus(status, {
         to: 'RolledBack',

@@ -40,8 +40,8 @@ describe('janus demo', () => {
   it('tells the whole story: a commit, a rollback at commit, a ROLLBACK request, the results log', async () => {
     const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
     const out = result.stderr;
-    expect(out, out).toContain('[1/5] Installing Janus');
-    expect(out).toMatch(/shop\/deploy-v2\s+Committed\s+— 3\/3 changes committed/);
+    expect(out, out).toContain('[1/6] Installing Janus');
+    expect(out).toMatch(/shop\/deploy-v2\s+Committed\s+— 3\/3 changes committed.*target\(s\) healthy after/);
     expect(out).toMatch(
       /shop\/expose-checkout\s+RollingBack — change 2 .*provided port is already allocated/,
     );
@@ -49,17 +49,31 @@ describe('janus demo', () => {
     expect(out).toMatch(
       /The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0/,
     );
-    expect(out).toMatch(/\[4\/5\] Release 2 misbehaves[\s\S]*shop\/deploy-v2\s+RolledBack/);
+    // Release 3 never becomes ready: rolled back by the health gate, release 2 serving throughout.
+    expect(out).toMatch(/\[4\/6\] Release 3 goes out/);
+    expect(out).toMatch(/shop\/deploy-v3\s+Verifying/);
+    expect(out).toMatch(
+      /while Janus waits for it to be healthy: web pods: 2 ready, image podinfo:6\.7\.0; 1 not ready, image podinfo:6\.7\.1/,
+    );
+    expect(out).toMatch(
+      /shop\/deploy-v3\s+RollingBack\s+— .*Deployment shop\/web: rollout made no progress within 10s/,
+    );
+    expect(out).toMatch(/shop\/deploy-v3\s+RolledBack/);
+    expect(out).toMatch(
+      /Release 2 served throughout\.\n\s+The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0 \(2\/2 replicas ready\)/,
+    );
+    expect(out).toMatch(/\[5\/6\] Release 2 misbehaves[\s\S]*shop\/deploy-v2\s+RolledBack/);
     expect(out).toMatch(
       /back where it started:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.6\.0/,
     );
     // The results branch, newest first.
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: RolledBack \(3\/3 changes rolled back\)$/m);
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/expose-checkout: RolledBack/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v3: RolledBack \(1\/1 changes rolled back\)$/m);
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: Committed \(3\/3 changes\)$/m);
     expect(out).toMatch(/^Janus-Transaction: shop\/deploy-v2$/m);
     expect(out).toMatch(
-      /\$ git show janus\/results:results\/shop\/deploy-v2\.yaml\n[\s\S]*phase: RolledBack/,
+      /\$ git show janus\/results:results\/shop\/deploy-v2\.yaml\n[\s\S]*phase: RolledBack[\s\S]*health:\n {2}check: Rollback\n {2}result: Healthy/,
     );
     expect(result.code).toBe(0);
 

@@ -304,8 +304,20 @@ describe('RBAC and impersonation', () => {
       metadata: { name: 'janus-lock-test', namespace: ns.name },
       spec: {},
     });
-    // Not allowed: touching workloads under its own identity.
-    const denied = await rejection(clients.controller.list('apps/v1', 'Deployment', ns.name));
+    // Reading workloads is allowed (the health gate watches them); changing them under its own
+    // identity is not: every write to a target goes through the transaction's ServiceAccount.
+    await clients.controller.list('apps/v1', 'Deployment', ns.name);
+    const denied = await rejection(
+      clients.controller.create({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'sneaky', namespace: ns.name },
+        spec: {
+          selector: { matchLabels: { app: 'x' } },
+          template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'x', image: 'x' }] } },
+        },
+      } as KubeObject),
+    );
     expect(isForbidden(denied)).toBe(true);
   });
 });

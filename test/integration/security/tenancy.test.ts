@@ -4,11 +4,13 @@
  * Each attack is refused with a message that says why, and nothing else is disturbed.
  */
 import { describe, expect, it } from 'vitest';
+import { PatchType } from '../../../src/kube/client.ts';
 import { isForbidden, KubeApiError } from '../../../src/kube/errors.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { leaseName } from '../../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../../src/saga/targets.ts';
 import { type ControllerProcess, withController } from '../../support/controller-process.ts';
+import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import {
   ALL_ON_CONFIGMAPS,
@@ -342,6 +344,63 @@ describe('the rollback store never adopts an object it did not create', () => {
       ).toBeDefined();
     });
   }
+
+  it('waits (never adopts) while the store of a deleted Transaction of the same name is garbage-collected', async () => {
+    const ns = await testNamespace(clients.admin, 'sec-store-gc', {
+      deployer: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['*'] }],
+    });
+    await clients.admin.create(configMap(ns, 'settings', { mode: 'old' }));
+    const change = {
+      target: cmTarget('settings'),
+      type: 'Patch' as const,
+      content: { data: { mode: 'new' } },
+    };
+    // A store left by a deleted "deploy": its owner is gone, so the garbage collector removes it.
+    // Held back by a finalizer here so that the new transaction surely finds it first.
+    const ownerless = await clients.admin.create({
+      ...configMap(ns, 'deploy-rollback', { 'index.json': '{}' }),
+      metadata: {
+        name: 'deploy-rollback',
+        namespace: ns,
+        finalizers: ['test.janus.io/hold'],
+        ownerReferences: [
+          {
+            apiVersion: 'tx.janus.io/v1alpha1',
+            kind: 'Transaction',
+            name: 'deploy',
+            uid: '00000000-0000-4000-8000-000000000000',
+            controller: true,
+          },
+        ],
+      },
+    } as KubeObject);
+    await clients.admin.create(transaction(ns, 'deploy', [change]));
+    await controllerFor(ns, async () => {
+      await eventually(async () => {
+        const txn = await getTxn(clients.admin, ns, 'deploy');
+        const reconciling = txn.status?.conditions?.find((c) => c.type === 'Reconciling');
+        expect(reconciling?.reason).toBe('StoreAwaitingGarbageCollection');
+        expect(reconciling?.message).toContain(`ConfigMap ${ns}/deploy-rollback`);
+      });
+      expect(await data(clients.admin, ns, 'settings')).toEqual({ mode: 'old' });
+      // The garbage collector deleted it (the finalizer held it back): the transaction goes on.
+      await clients.admin.client.request({
+        method: 'PATCH',
+        path: `/api/v1/namespaces/${ns}/configmaps/deploy-rollback`,
+        contentType: PatchType.merge,
+        body: { metadata: { finalizers: null } },
+      });
+      const txn = await waitForPhase(clients.admin, ns, 'deploy', 'Committed');
+      const store = await clients.admin.get({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'deploy-rollback',
+        namespace: ns,
+      });
+      expect(store.metadata.uid).not.toBe(ownerless.metadata.uid);
+      expect(store.metadata.ownerReferences?.[0]?.uid).toBe(txn.metadata.uid);
+    });
+  });
 });
 
 describe('a rollback restores only what prepare stored', () => {

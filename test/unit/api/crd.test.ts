@@ -17,7 +17,14 @@ describe('the Transaction CRD manifest', () => {
     });
     const version = crd.spec.versions[0];
     expect(version?.subresources).toEqual({ status: {} });
-    expect(version?.additionalPrinterColumns.map((c) => c.name)).toEqual(['Phase', 'Changes', 'Age']);
+    expect(version?.additionalPrinterColumns.map((c) => c.name)).toEqual([
+      'Phase',
+      'Ready',
+      'Status',
+      'Changes',
+      'Age',
+      'Message',
+    ]);
     const spec = version?.schema.openAPIV3Schema.properties?.spec;
     expect(spec?.required).toEqual(['serviceAccountName', 'changes']);
     expect(spec?.properties?.changes).toMatchObject({ minItems: 1, maxItems: 256 });

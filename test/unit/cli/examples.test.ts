@@ -36,6 +36,16 @@ describe('examples/', () => {
     ]);
   });
 
+  it('has release-3/deploy-v3 valid too: a Deployment patch the health gate will roll back', async () => {
+    const result = await validateTree(join(EXAMPLES, 'release-3'), OPTIONS);
+    expect(result.directories).toEqual([{ path: 'transactions/deploy-v3', ok: true, diagnostics: [] }]);
+    const dir = 'transactions/deploy-v3';
+    const files = await filesOf(join(EXAMPLES, 'release-3', dir), dir);
+    const parsed = await parseTransactionDirectory(memoryReader(files), dir, OPTIONS);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.diagnostics));
+    expect(parsed.transaction.spec.health).toEqual({ targets: 'Auto', timeout: '2m' });
+  });
+
   it('has deploy-v2 as in the spec: a ConfigMap patch, a Deployment patch and a Secret update, in shop', async () => {
     const files = await filesOf(join(EXAMPLES, 'transactions/deploy-v2'), 'transactions/deploy-v2');
     const parsed = await parseTransactionDirectory(memoryReader(files), 'transactions/deploy-v2', OPTIONS);

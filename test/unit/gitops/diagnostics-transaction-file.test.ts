@@ -33,7 +33,9 @@ describe('diagnostics in transaction.yaml', () => {
     expect(diagnostics).toEqual([
       at('transaction.yaml', { code: 'unknown-field', field: 'spec.retries', line: 7, column: 3 }),
     ]);
-    expect(diagnostics[0]?.message).toContain('allowed: serviceAccountName, lockTimeout, timeout, changes');
+    expect(diagnostics[0]?.message).toContain(
+      'allowed: serviceAccountName, lockTimeout, timeout, health, changes',
+    );
   });
 
   it('rejects another kind or apiVersion', async () => {
@@ -101,6 +103,21 @@ describe('diagnostics in transaction.yaml', () => {
       'must be at most 1h, found "61m"',
       'must be at most 24h, found "25h"',
     ]);
+  });
+
+  it('checks spec.health: targets one of Auto, All, None; timeout a duration up to 1h', async () => {
+    const diagnostics = await diagnose({
+      'transaction.yaml': `${header()}  health:\n    targets: Some\n    timeout: 2h\n    grace: 1m\n`,
+      '10-a.delete.yaml': configMap,
+    });
+    expect(diagnostics.map((d) => [d.field, d.message])).toEqual(
+      expect.arrayContaining([
+        ['spec.health.grace', expect.stringContaining('targets, timeout')],
+        ['spec.health.targets', 'must be one of Auto, All, None, found "Some"'],
+        ['spec.health.timeout', 'must be at most 1h, found "2h"'],
+      ]),
+    );
+    expect(diagnostics).toHaveLength(3);
   });
 
   it('reserves tx.janus.io/ annotations', async () => {

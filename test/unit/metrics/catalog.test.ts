@@ -11,6 +11,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_item_operations_total', 'counter', ['operation', 'result']],
   ['janus_lock_operations_total', 'counter', ['operation', 'result']],
   ['janus_transaction_item_count', 'histogram', []],
+  ['janus_health_check_duration_seconds', 'histogram', ['check', 'result']],
   ['janus_git_polls_total', 'counter', ['result']],
   ['janus_git_poll_duration_seconds', 'histogram', []],
   ['janus_git_pushes_total', 'counter', ['result']],

@@ -167,6 +167,51 @@ describe('renderTransactionResult', () => {
     expect(subject('RollingBack')).toBe('default/deploy-v2: RollingBack (undoing 2/3 committed changes)');
   });
 
+  it('records the health gate: what it checked, how it ended, how long it took, and each target’s state', () => {
+    const unhealthy = transaction({
+      phase: 'RollingBack',
+      items: [
+        item('v1 ConfigMap default/cfg', { committed: true }),
+        item('apps/v1 Deployment default/web', {
+          committed: true,
+          health: {
+            status: 'Failed',
+            reason: 'CrashLoopBackOff',
+            message: 'Deployment default/web: pod default/web-7c9 container app is in CrashLoopBackOff',
+            since: '2026-03-01T10:00:09Z',
+          },
+        }),
+      ],
+      health: {
+        check: 'Commit',
+        startedAt: '2026-03-01T10:00:04Z',
+        deadline: '2026-03-01T10:05:04Z',
+        completedAt: '2026-03-01T10:00:16Z',
+        result: 'Unhealthy',
+        message:
+          'Deployment default/web: pod default/web-7c9 container app is in CrashLoopBackOff (after 12s)',
+      },
+    });
+    const doc = parse(Object.values(renderTransactionResult(unhealthy, CONTEXT).files)[0] ?? '') as Record<
+      string,
+      unknown
+    >;
+    expect(doc.health).toEqual({
+      check: 'Commit',
+      result: 'Unhealthy',
+      startedAt: '2026-03-01T10:00:04Z',
+      completedAt: '2026-03-01T10:00:16Z',
+      seconds: 12,
+      message: 'Deployment default/web: pod default/web-7c9 container app is in CrashLoopBackOff (after 12s)',
+    });
+    expect((doc.changes as Record<string, unknown>[])[1]?.health).toEqual({
+      status: 'Failed',
+      reason: 'CrashLoopBackOff',
+      message: 'Deployment default/web: pod default/web-7c9 container app is in CrashLoopBackOff',
+    });
+    expect((doc.changes as Record<string, unknown>[])[0]).not.toHaveProperty('health');
+  });
+
   it('is deterministic, so writing the same state twice changes nothing', () => {
     expect(renderTransactionResult(committed, CONTEXT)).toEqual(
       renderTransactionResult(structuredClone(committed), CONTEXT),

@@ -24,6 +24,43 @@ const retry = { [ANNOTATION_RETRY_ROLLBACK]: 'true' };
 const failedWithUnrolled = (status: Parameters<typeof txnIn>[0] = {}) =>
   txnIn({ phase: 'Failed', items: [item.rolledBack(), item.failedToRollBack()], ...status });
 
+describe('decide: tx.janus.io/cancel', () => {
+  const cancel = { 'tx.janus.io/cancel': 'wrong image' };
+
+  it.each(['Pending', 'Preparing', 'Prepared', 'Committing', 'Verifying'] as const)(
+    'in %s starts a rollback of whatever was committed, consuming the annotation',
+    (phase) => {
+      expect(decide(txnIn({ phase, annotations: cancel }), NOW)).toEqual({
+        do: 'beginRollback',
+        cause: 'Cancelled',
+        consumeAnnotation: 'tx.janus.io/cancel',
+      });
+    },
+  );
+
+  it('while already rolling back is dropped: the rollback goes on', () => {
+    expect(decide(txnIn({ phase: 'RollingBack', annotations: cancel }), NOW)).toMatchObject({
+      do: 'dropAnnotation',
+      annotation: 'tx.janus.io/cancel',
+    });
+  });
+
+  it.each(TERMINAL)('on a %s transaction is dropped, saying why', (phase) => {
+    const step = decide(txnIn({ phase, annotations: cancel }), NOW);
+    expect(step).toMatchObject({ do: 'dropAnnotation', annotation: 'tx.janus.io/cancel' });
+    if (phase === 'Committed') expect(step).toMatchObject({ why: expect.stringContaining('janus rollback') });
+  });
+
+  it('waits for the finalizer first, and never outranks a deletion', () => {
+    expect(decide(txnIn({ phase: 'Preparing', finalizer: false, annotations: cancel }), NOW)).toEqual({
+      do: 'addFinalizer',
+    });
+    expect(
+      decide(txnIn({ phase: 'Preparing', deletionTimestamp: iso(NOW), annotations: cancel }), NOW),
+    ).toEqual({ do: 'finalize' });
+  });
+});
+
 describe('decide: a Transaction being deleted', () => {
   it.each(ALL_PHASES)(
     'in %s with the finalizer is finalized (locks released), never rolled back',
@@ -62,9 +99,36 @@ describe('decide: in-flight phases', () => {
     ['Preparing', 'prepare'],
     ['Prepared', 'commit'],
     ['Committing', 'commit'],
+    ['Verifying', 'verify'],
     ['RollingBack', 'rollback'],
   ] as const)('%s with the finalizer goes on with %s', (phase, step) => {
     expect(decide(txnIn({ phase }), NOW)).toEqual({ do: step });
+  });
+
+  it('RollingBack with every change undone and a rollback health check under way verifies it', () => {
+    const started = { check: 'Rollback', startedAt: iso(NOW), deadline: iso(NOW + 60_000) } as const;
+    expect(
+      decide(txnIn({ phase: 'RollingBack', items: [item.rolledBack()], status: { health: started } }), NOW),
+    ).toEqual({ do: 'verify' });
+  });
+
+  it('RollingBack after a failed commit check (or a finished rollback check) rolls back, not verifies', () => {
+    const commitCheck = {
+      check: 'Commit',
+      startedAt: iso(NOW - 60_000),
+      completedAt: iso(NOW),
+      result: 'Unhealthy',
+    } as const;
+    expect(
+      decide(
+        txnIn({ phase: 'RollingBack', items: [item.committed()], status: { health: commitCheck } }),
+        NOW,
+      ),
+    ).toEqual({ do: 'rollback' });
+    const retried = { ...commitCheck, check: 'Rollback' } as const;
+    expect(
+      decide(txnIn({ phase: 'RollingBack', items: [item.rolledBack()], status: { health: retried } }), NOW),
+    ).toEqual({ do: 'rollback' });
   });
 
   it.each(IN_FLIGHT)('%s leaves one-shot annotations in place until the transaction is terminal', (phase) => {

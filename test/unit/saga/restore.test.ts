@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import {
   cleanForRestore,
+  contentFingerprint,
   deepEqual,
   patchIsUndone,
   reverseApply,
@@ -388,6 +389,53 @@ describe('sameContent', () => {
     const current = structuredClone(prior);
     mutate(current);
     expect(sameContent(prior, current)).toBe(false);
+  });
+});
+
+describe('contentFingerprint: a controller’s write is not someone else’s change', () => {
+  const committed = (): KubeObject => {
+    const d = priorDeployment();
+    d.metadata.resourceVersion = '300';
+    d.metadata.generation = 2;
+    d.metadata.annotations = { ...d.metadata.annotations, [APPLIED_BY]: 'shop/deploy-v2/1' };
+    return d;
+  };
+
+  it('ignores what the Deployment controller writes after our commit: status, revision, resourceVersion', () => {
+    const later = committed();
+    later.metadata.resourceVersion = '311';
+    later.metadata.annotations = { ...later.metadata.annotations, 'deployment.kubernetes.io/revision': '4' };
+    later.metadata.managedFields = [{ manager: 'kube-controller-manager', subresource: 'status' }];
+    (later as { status?: unknown }).status = { observedGeneration: 2, replicas: 3, updatedReplicas: 1 };
+    expect(contentFingerprint(later)).toBe(contentFingerprint(committed()));
+  });
+
+  it('does not depend on key order', () => {
+    const reordered = committed();
+    reordered.metadata = Object.fromEntries(
+      Object.entries(reordered.metadata).reverse(),
+    ) as KubeObject['metadata'];
+    expect(contentFingerprint(reordered)).toBe(contentFingerprint(committed()));
+  });
+
+  it.each<[string, (o: KubeObject) => void]>([
+    ['a scaled spec (someone else, or an HPA)', (o) => ((o.spec as { replicas: number }).replicas = 7)],
+    ['a label', (o) => (o.metadata.labels = { ...o.metadata.labels, team: 'b' })],
+    ['a user annotation', (o) => (o.metadata.annotations = { ...o.metadata.annotations, note: 'hotfix' })],
+  ])('changes with %s', (_, mutate) => {
+    const changed = committed();
+    mutate(changed);
+    expect(contentFingerprint(changed)).not.toBe(contentFingerprint(committed()));
+  });
+
+  it('lets sameContent recognise a restored Deployment whose controller has since bumped its revision', () => {
+    const prior = priorDeployment();
+    const restored = structuredClone(prior);
+    restored.metadata.annotations = {
+      ...restored.metadata.annotations,
+      'deployment.kubernetes.io/revision': '9',
+    };
+    expect(sameContent(prior, restored)).toBe(true);
   });
 });
 

@@ -69,6 +69,13 @@ export const item = {
   }),
 };
 
-export const IN_FLIGHT: readonly Phase[] = ['Pending', 'Preparing', 'Prepared', 'Committing', 'RollingBack'];
+export const IN_FLIGHT: readonly Phase[] = [
+  'Pending',
+  'Preparing',
+  'Prepared',
+  'Committing',
+  'Verifying',
+  'RollingBack',
+];
 export const TERMINAL: readonly Phase[] = ['Committed', 'RolledBack', 'Failed'];
 export const ALL_PHASES: readonly Phase[] = [...IN_FLIGHT, ...TERMINAL];
