@@ -50,9 +50,19 @@ export const COMMANDS: readonly CommandEntry[] = [
     () => import('./commands/wait.ts'),
   ),
   entry(
+    'trace',
+    'name the transaction and Git commit that last changed a cluster object',
+    () => import('./commands/trace.ts'),
+  ),
+  entry(
     'rollback',
     'undo a Committed transaction, or retry a rollback that ended Failed',
     () => import('./commands/rollback.ts'),
+  ),
+  entry(
+    'cancel',
+    'stop a transaction in flight and undo what it committed, leaving the cluster as it was',
+    () => import('./commands/cancel.ts'),
   ),
   entry(
     'recover',

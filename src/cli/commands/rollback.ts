@@ -1,11 +1,9 @@
 /** `janus rollback <name>`: asks the controller to undo a Committed transaction (or to finish a failed rollback). */
-import { EventRecorder } from '../../kube/events.ts';
-import { CLUSTER_FLAGS, connect, whoAmI } from '../cluster.ts';
-import { defineCommand, UsageError } from '../command.ts';
-import { processStreams } from '../output.ts';
-import { decideRollback, type RollbackDecision, rollbackOutcome } from '../rollback-request.ts';
-import { annotateIf } from '../transactions.ts';
-import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
+import { requestByAnnotation } from '../annotation-request.ts';
+import { CLUSTER_FLAGS } from '../cluster.ts';
+import { defineCommand } from '../command.ts';
+import { decideRollback } from '../rollback-request.ts';
+import { WAIT_FLAGS } from '../wait.ts';
 
 export default defineCommand({
   name: 'rollback',
@@ -38,58 +36,10 @@ Examples:
     },
     ...WAIT_FLAGS,
   },
-  async run(values, args) {
-    const [name, ...extra] = args;
-    if (!name || extra.length > 0)
-      throw new UsageError('expected exactly one Transaction name: janus rollback <name>');
-    const timeoutMs = parseTimeout(values.timeout);
-    const { stderr } = processStreams();
-    const cluster = await connect(values, 'rollback');
-    try {
-      const user = await whoAmI(cluster.client);
-      const reason = values.reason || `requested with janus rollback${user ? ` by ${user}` : ''}`;
-      const { txn, result: decision } = await annotateIf<RollbackDecision>(
-        cluster.client,
-        cluster.namespace,
-        name,
-        (current) => {
-          const decided = decideRollback(current);
-          return decided.kind === 'request'
-            ? { annotate: { [decided.annotation]: reason }, result: decided }
-            : { result: decided };
-        },
-      );
-      if (decision.kind === 'refused') throw new UsageError(decision.message);
-      stderr.write(`${decision.message}\n`);
-      if (decision.kind === 'done') return 0;
-      if (decision.kind === 'request') {
-        const events = new EventRecorder(cluster.client, {
-          component: 'janus-cli',
-          instance: user ?? 'unknown',
-        });
-        await events.record(
-          txn,
-          'Normal',
-          'RollbackRequestedByUser',
-          `${reason}${user && values.reason ? ` (by ${user})` : ''}`,
-        );
-      }
-      if (!values.wait) {
-        stderr.write(`Follow it with: janus status ${name} -n ${cluster.namespace} --watch\n`);
-        return 0;
-      }
-      const outcome = await waitForOutcome({
-        client: cluster.client,
-        namespace: cluster.namespace,
-        name,
-        timeoutMs,
-        progress: stderr,
-        outcome: (t) => rollbackOutcome(t, decision.annotation),
-      });
-      stderr.write(`${outcome.message}\n`);
-      return outcome.ok ? 0 : 1;
-    } finally {
-      await cluster.close();
-    }
-  },
+  run: (values, args) =>
+    requestByAnnotation(
+      { command: 'rollback', decide: decideRollback, eventReason: 'RollbackRequestedByUser' },
+      values,
+      args,
+    ),
 });

@@ -1,11 +1,17 @@
 /** `janus rollback` against a real API server and a real controller. */
 import { describe, expect, it } from 'vitest';
 import { PatchType } from '../../../src/kube/client.ts';
-import { leaseName, microTime } from '../../../src/locks/lease-name.ts';
-import { resolveTarget } from '../../../src/saga/targets.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
-import { annotate, configMap, data, getTxn, transaction, waitForPhase } from '../../support/saga.ts';
+import {
+  annotate,
+  configMap,
+  data,
+  getTxn,
+  lockHeldElsewhere,
+  transaction,
+  waitForPhase,
+} from '../../support/saga.ts';
 import { janus } from './cli.ts';
 import { committedTransaction, useControlledNamespace } from './setup.ts';
 
@@ -62,17 +68,7 @@ describe('janus rollback', () => {
 
   it('refuses a transaction still being applied (exit 2), e.g. waiting for a lock', async () => {
     await clients.admin.create(configMap(ns.name, 'locked', { value: 'before' }));
-    const target = resolveTarget({ apiVersion: 'v1', kind: 'ConfigMap', name: 'locked' }, ns.name, true);
-    await clients.admin.create({
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: { name: leaseName(target), namespace: ns.name },
-      spec: {
-        holderIdentity: `${ns.name}/holder/uid-0`,
-        leaseDurationSeconds: 3600,
-        renewTime: microTime(Date.now()),
-      },
-    });
+    await lockHeldElsewhere(clients.admin, ns.name, 'locked');
     await clients.admin.create(
       transaction(ns.name, 'waiting', [
         {

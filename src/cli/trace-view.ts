@@ -1,0 +1,90 @@
+/** What `janus trace` reports: which transaction last changed an object, from which Git commit. Pure. */
+import type { Transaction } from '../api/v1alpha1/index.ts';
+import type { KubeObject } from '../kube/resources.ts';
+import { changeOutcome, resultPath } from '../results/index.ts';
+import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
+
+export interface AppliedBy {
+  namespace: string;
+  name: string;
+  uid: string;
+  change: number;
+}
+
+/** `<namespace>/<name>@<uid>#<index>`, the stamp every Create, Update and Patch leaves. */
+export function parseAppliedBy(value: string | undefined): AppliedBy | undefined {
+  const m = /^([^/]+)\/([^@]+)@([^#]+)#(\d+)$/.exec(value ?? '');
+  if (!m) return undefined;
+  return { namespace: m[1] ?? '', name: m[2] ?? '', uid: m[3] ?? '', change: Number(m[4]) };
+}
+
+export interface TraceReport {
+  object: string;
+  /** Absent when no transaction's stamp is on the object. */
+  appliedBy?: AppliedBy & {
+    /** The Transaction still exists with that uid (a re-created one of the same name does not count). */
+    found: boolean;
+    phase?: string;
+    changeType?: string;
+    outcome?: string;
+    source?: { repository?: string; revision?: string; path?: string };
+    completedAt?: string;
+    /** Where the results branch keeps its outcome, also after the Transaction is gone. */
+    resultFile: string;
+  };
+}
+
+export function traceReport(object: KubeObject, txn: Transaction | undefined): TraceReport {
+  const { namespace, name } = object.metadata;
+  const described = `${object.kind} ${namespace ? `${namespace}/` : ''}${name}`;
+  const stamp = parseAppliedBy(object.metadata.annotations?.[ANNOTATION_APPLIED_BY]);
+  if (!stamp) return { object: described };
+  const same = txn !== undefined && txn.metadata.uid === stamp.uid;
+  const status = same ? txn.status : undefined;
+  const changeType = same ? txn.spec.changes[stamp.change]?.type : undefined;
+  return {
+    object: described,
+    appliedBy: {
+      ...stamp,
+      found: same,
+      ...(status?.phase && { phase: status.phase }),
+      ...(changeType && { changeType }),
+      ...(same && { outcome: changeOutcome(status?.items?.[stamp.change]) }),
+      ...(status?.source && { source: status.source }),
+      ...(status?.completedAt && { completedAt: status.completedAt }),
+      resultFile: resultPath(stamp.namespace, stamp.name),
+    },
+  };
+}
+
+export function renderTrace(report: TraceReport): string {
+  const a = report.appliedBy;
+  if (!a) {
+    return `${report.object} carries no ${ANNOTATION_APPLIED_BY} annotation: no Janus transaction has changed it (or it was changed since by something else that replaced its annotations).\n`;
+  }
+  const lines = [
+    `${report.object} was last written by Transaction ${a.namespace}/${a.name}, change ${a.change}${a.changeType ? ` (${a.changeType})` : ''}.`,
+  ];
+  if (!a.found) {
+    lines.push(
+      `That Transaction (uid ${a.uid}) no longer exists; its outcome is on the results branch: ${a.resultFile}`,
+    );
+    return `${lines.join('\n')}\n`;
+  }
+  const field = (label: string, value: string | undefined) => {
+    if (value) lines.push(`  ${`${label}:`.padEnd(10)}${value}`);
+  };
+  field('phase', a.phase);
+  field('change', a.outcome);
+  if (a.source)
+    field(
+      'source',
+      [a.source.repository, a.source.path, a.source.revision && `at ${a.source.revision}`]
+        .filter(Boolean)
+        .join(' '),
+    );
+  else field('source', 'created directly, not from Git');
+  field('finished', a.completedAt);
+  field('results', a.resultFile);
+  return `${lines.join('\n')}\n`;
+}
