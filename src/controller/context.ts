@@ -193,6 +193,18 @@ export class SagaRun {
     this.deps.onWrite(updated);
     this.deps.log.debug({ transaction: this.name, phase: updated.status?.phase }, 'status written');
     if (phase && phase.to !== from) {
+      // The story of a transaction at info level: one line per phase it enters, with why and
+      // from which Git commit.
+      this.deps.log[phase.to === 'Failed' ? 'warn' : 'info'](
+        {
+          transaction: this.name,
+          from,
+          to: phase.to,
+          reason: phase.detail.reason,
+          ...(next.source?.revision && { source: next.source.revision, path: next.source.path }),
+        },
+        `${this.name} ${from} → ${phase.to}: ${phase.detail.message}`,
+      );
       let previous = from;
       for (const to of transitionPath(from, phase.to)) {
         this.deps.metrics.transition(previous, to);

@@ -69,3 +69,49 @@ describe('operations endpoints', () => {
     expect(sample(text, 'janus_kube_requests_total', { method: 'PATCH' })).toBeGreaterThan(0);
   });
 });
+
+describe('the log at info', () => {
+  it('tells the story: one line per phase entered, naming the transaction, the reason and the Git source', async () => {
+    await controller.stop();
+    const info = await startController({
+      kubeconfig: clients.kubeconfigs.controller,
+      namespace: ns.name,
+      logLevel: 'info',
+    });
+    try {
+      await clients.admin.create(configMap(ns.name, 'story', { v: '1' }));
+      await clients.admin.create(
+        transaction(
+          ns.name,
+          'told',
+          [{ target: cmTarget('story'), type: 'Patch', content: { data: { v: '2' } } }],
+          {
+            annotations: {
+              'tx.janus.io/source-repository': 'https://git.example.com/shop.git',
+              'tx.janus.io/source-revision': `main@sha1:${'a'.repeat(40)}`,
+              'tx.janus.io/source-path': 'transactions/told',
+            },
+          },
+        ),
+      );
+      await waitForPhase(clients.admin, ns.name, 'told', 'Committed');
+      const lines = (await info.logs())
+        .split('\n')
+        .filter((l) => l.includes(`"transaction":"${ns.name}/told"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.map((l) => [l.level, l.from, l.to, l.reason])).toEqual([
+        ['info', 'Pending', 'Preparing', 'Preparing'],
+        ['info', 'Preparing', 'Committing', 'Committing'],
+        ['info', 'Committing', 'Committed', 'Committed'],
+      ]);
+      for (const l of lines) {
+        expect(l).toMatchObject({ source: `main@sha1:${'a'.repeat(40)}`, path: 'transactions/told' });
+        expect(l.msg).toMatch(new RegExp(`^${ns.name}/told \\w+ → \\w+: `));
+        expect(l).not.toHaveProperty('err');
+      }
+    } finally {
+      await info.stop();
+      controller = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns.name });
+    }
+  });
+});
