@@ -69,6 +69,8 @@ export const COMMANDS: readonly CommandEntry[] = [
     'inspect, and restore on request, the changes a failed rollback left standing',
     () => import('./commands/recover.ts'),
   ),
+  // ── Shell integration. ──
+  entry('completion', 'print a bash or zsh completion script', () => import('./commands/completion.ts')),
   // ── Trying it out. ──
   entry(
     'demo',

@@ -1,0 +1,29 @@
+/** `janus completion bash|zsh`: prints the shell completion script. */
+import { defineCommand, UsageError } from '../command.ts';
+import { bashCompletion, zshCompletion } from '../completion-script.ts';
+import { processStreams } from '../output.ts';
+import { loadCommands } from '../registry.ts';
+
+export default defineCommand({
+  name: 'completion',
+  usage: 'janus completion bash|zsh',
+  description: `
+Prints a completion script for bash or zsh on stdout: commands, each command's flags, and the
+values of -o/--output, --initial and --log-level.
+
+  source <(janus completion bash)                        # this shell
+  janus completion bash > /etc/bash_completion.d/janus   # every shell
+  source <(janus completion zsh)                         # zsh (uses bashcompinit)
+
+Exit status: 0 printed; 2 usage error (another shell).`,
+  flags: {},
+  async run(_values, args) {
+    const [shell, ...extra] = args;
+    if ((shell !== 'bash' && shell !== 'zsh') || extra.length > 0) {
+      throw new UsageError('expected the shell: janus completion bash, or janus completion zsh');
+    }
+    const commands = await loadCommands();
+    processStreams().stdout.write(shell === 'bash' ? bashCompletion(commands) : zshCompletion(commands));
+    return 0;
+  },
+});
