@@ -6,8 +6,9 @@
 #
 # The base image is pinned by its exact version tag (Node 24.21.0 on Debian trixie, slim); the
 # same tag in both stages, so the modules are installed by the Node that runs them. Renovate
-# (renovate.json) proposes updates; pin the digest too (node:24.21.0-trixie-slim@sha256:…) to
-# make builds bit-for-bit repeatable.
+# (renovate.json, preset docker:pinDigests) adds the digest (…-trixie-slim@sha256:…) and keeps
+# tag and digest current, so builds are bit-for-bit repeatable; this file is edited where no
+# registry is reachable, hence the tag alone until Renovate's first pull request.
 ARG NODE_IMAGE=node:24.21.0-trixie-slim
 
 # ── Production dependencies, from the lockfile, without install scripts (none is needed). ──
@@ -18,8 +19,19 @@ RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 # ── Runtime: sources, production modules, a non-root user, a writable cache only. ──
 FROM ${NODE_IMAGE}
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="janus" \
+      org.opencontainers.image.description="Transactional GitOps for Kubernetes: all-or-nothing multi-resource changes from Git, health-gated, with every apply and rollback recorded in Git" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="docker.io/library/${NODE_IMAGE}"
 ENV NODE_ENV=production \
     JANUS_CACHE_DIR=/var/cache/janus
+# The runtime needs node alone: npm, npx and corepack are attack surface nobody here uses.
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY package.json ./

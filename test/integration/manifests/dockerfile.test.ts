@@ -142,6 +142,35 @@ describe('the container image', () => {
     }
   });
 
+  it('labels the image (OCI), ships no npm, npx or corepack, and keeps the base current by digest', async () => {
+    const labels = runtime.instructions
+      .filter((i) => i.keyword === 'LABEL')
+      .map((i) => i.args)
+      .join(' ');
+    for (const key of ['title', 'description', 'licenses', 'version', 'revision', 'base.name']) {
+      expect(labels).toContain(`org.opencontainers.image.${key}=`);
+    }
+    const run = runtime.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
+    for (const path of [
+      '/usr/local/lib/node_modules/npm',
+      '/usr/local/lib/node_modules/corepack',
+      '/usr/local/bin/npx',
+    ]) {
+      expect(run).toContain(path);
+    }
+    const renovate = JSON.parse(await readFile(join(REPO_ROOT, 'renovate.json'), 'utf8')) as {
+      extends: string[];
+      packageRules: { matchDatasources?: string[]; minimumReleaseAge?: string }[];
+    };
+    expect(renovate.extends).toContain('docker:pinDigests');
+    expect(renovate.packageRules.find((r) => r.matchDatasources?.includes('npm'))?.minimumReleaseAge).toBe(
+      '3 days',
+    );
+  });
+
   it('resolves every module reachable from src/cli/main.ts with production dependencies only', async () => {
     const dependencies = Object.keys(
       (
