@@ -114,3 +114,67 @@ export function renderDiffs(plans: readonly TransactionPlan[]): string {
 export const PLAN_NOTE =
   'Each change is dry-run on its own against the current state, as the prepare step does; ' +
   'a change that depends on an earlier change of the same transaction is planned without it.';
+
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** The longest run of backticks in `text`, plus one: a fence the diff cannot close. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return '`'.repeat(longest + 1);
+}
+
+/**
+ * A pull-request review comment (GitHub and GitLab flavoured Markdown): a summary, a table per
+ * transaction with each change's verdict, what would be refused and why, and each diff folded.
+ */
+export function renderMarkdown(plans: readonly TransactionPlan[]): string {
+  const all = plans.flatMap((p) => p.changes);
+  const broken = plans.filter((p) => p.problems.length > 0).length;
+  const verdict =
+    planExitCode(plans) === 2
+      ? '❌ would be refused'
+      : planExitCode(plans) === 1
+        ? '📝 would change'
+        : '✅ no change';
+  const out: string[] = [
+    `### Janus plan: ${verdict}`,
+    '',
+    `${plans.length} transaction(s): ${counts(all)}${broken > 0 ? `; ${broken} cannot be planned` : ''}.`,
+    '',
+  ];
+  for (const plan of plans) {
+    const id = `${plan.namespace}/${plan.name}`;
+    out.push(
+      `#### \`${id}\` (\`${plan.path}\`)${plan.identity ? `, dry run as \`${plan.identity}\`` : ''}`,
+      '',
+    );
+    if (plan.problems.length > 0) {
+      out.push('**Cannot be planned:**', '', ...plan.problems.map((p) => `- ${p}`), '');
+      continue;
+    }
+    out.push('| # | change | target | verdict |', '|---|---|---|---|');
+    for (const c of plan.changes) {
+      out.push(
+        `| ${c.index} | ${c.type} | \`${cell(c.target)}\` | ${c.action === 'error' ? '❌ refused' : ACTION_TEXT[c.action]} |`,
+      );
+    }
+    out.push('');
+    for (const c of plan.changes.filter((x) => x.error))
+      out.push(`**Change ${c.index} would be refused:** ${c.error}`, '');
+    for (const c of plan.changes.filter((x) => x.diff)) {
+      const fence = fenceFor(c.diff);
+      out.push(
+        `<details><summary>[${c.index}] ${c.type} ${cell(c.target)}: ${ACTION_TEXT[c.action]}</summary>`,
+        '',
+        `${fence}diff`,
+        c.diff.replace(/\n$/, ''),
+        fence,
+        '',
+        '</details>',
+        '',
+      );
+    }
+  }
+  out.push(`<sub>${PLAN_NOTE}</sub>`, '');
+  return out.join('\n');
+}

@@ -15,6 +15,7 @@ import {
   PLAN_NOTE,
   planExitCode,
   renderDiffs,
+  renderMarkdown,
   renderPlan,
   type TransactionPlan,
 } from '../plan-view.ts';
@@ -45,7 +46,8 @@ change would be refused (or a usage error).
 
 Examples:
   janus plan transactions/deploy-v2 --allowed-namespaces shop --allowed-service-accounts deployer
-  janus plan . -o diff > plan.diff          # for a pull-request comment
+  janus plan . -o markdown > plan.md        # a pull-request review comment (examples/ci)
+  janus plan . -o diff > plan.diff
   janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
   flags: {
     ...KUBE_FLAGS,
@@ -58,12 +60,15 @@ Examples:
       description: "dry-run as each transaction's ServiceAccount (impersonation); on by default",
     },
     'no-as-service-account': { type: 'boolean', description: 'dry-run as yourself instead' },
-    ...outputFlag(['json', 'yaml', 'diff'] as const, '; diff prints only the unified diffs'),
+    ...outputFlag(
+      ['json', 'yaml', 'diff', 'markdown'] as const,
+      '; diff prints only the unified diffs, markdown a pull-request review comment',
+    ),
   },
   async run(values, args) {
     const [target = '.', ...extra] = args;
     if (extra.length > 0) throw new UsageError(`expected at most one directory, got ${args.length}`);
-    const format = parseOutput(values.output, ['json', 'yaml', 'diff'] as const);
+    const format = parseOutput(values.output, ['json', 'yaml', 'diff', 'markdown'] as const);
     const policy = policyFromFlags(values, values['controller-namespace']);
     const { stdout, stderr } = processStreams();
     const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root });
@@ -92,6 +97,7 @@ Examples:
       await cluster?.close();
     }
     if (format === 'diff') stdout.write(renderDiffs(plans));
+    else if (format === 'markdown') stdout.write(renderMarkdown(plans));
     else if (format) stdout.write(formatDocument(plans, format));
     return planExitCode(plans);
   },

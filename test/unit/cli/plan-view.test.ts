@@ -5,6 +5,7 @@ import {
   planChange,
   planExitCode,
   renderDiffs,
+  renderMarkdown,
   renderPlan,
   type TransactionPlan,
 } from '../../../src/cli/plan-view.ts';
@@ -87,5 +88,34 @@ describe('planExitCode', () => {
       },
     ]);
     expect(renderPlan(bad)).toContain('transactions/bad/10-x.patch.yaml:3:5: wrong');
+  });
+
+  it('renders a pull-request comment: verdict, a table per transaction, refusals, folded diffs', () => {
+    const bad = invalidDirectory('transactions/bad', 'shop', 'bad', [
+      { code: 'invalid-value', file: 'transactions/bad/10-x.patch.yaml', line: 3, message: 'a | b' },
+    ]);
+    const md = renderMarkdown([
+      { ...plan([unchanged, update, failedChange(2, 'Create', T, 'Forbidden: no')]), identity: 'sa' },
+      bad,
+    ]);
+    expect(md.split('\n')[0]).toBe('### Janus plan: ❌ would be refused');
+    expect(md).toContain(
+      '2 transaction(s): 0 to create, 1 to update, 0 to delete, 1 unchanged, 1 refused; 1 cannot be planned.',
+    );
+    expect(md).toContain('#### `shop/x` (`transactions/x`), dry run as `sa`');
+    expect(md).toContain('| 1 | Patch | `v1 ConfigMap shop/app` | would change |');
+    expect(md).toContain('| 2 | Create | `v1 ConfigMap shop/app` | ❌ refused |');
+    expect(md).toContain('**Change 2 would be refused:** Forbidden: no');
+    expect(md).toContain(
+      `<details><summary>[1] Patch v1 ConfigMap shop/app: would change</summary>\n\n\`\`\`diff\n${update.diff}`,
+    );
+    expect(md).toContain('**Cannot be planned:**\n\n- transactions/bad/10-x.patch.yaml:3: a | b');
+    expect(renderMarkdown([plan([unchanged])]).split('\n')[0]).toBe('### Janus plan: ✅ no change');
+  });
+
+  it('fences a diff that itself holds backticks with a longer fence', () => {
+    const tricky = { ...update, diff: '+  note: "```"\n' };
+    const md = renderMarkdown([plan([tricky])]);
+    expect(md).toContain('````diff\n+  note: "```"\n````');
   });
 });
