@@ -2,7 +2,9 @@
  * The shape of a `janus` command: its flags (each with an environment variable), its help, and
  * its run function. Parsing is node:util's parseArgs; help is generated from the definitions.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseAllDocuments } from 'yaml';
 import {
   DEFAULT_CONTROLLER_NAMESPACE,
   PolicyError,
@@ -77,6 +79,10 @@ export function parse<F extends Flags>(
     throw new UsageError(`${(e as Error).message}\nRun 'janus ${command.name} --help' for usage.`);
   }
   const values: Record<string, string | boolean | undefined> = {};
+  // A command with --settings reads the janus-settings ConfigMap as defaults under the environment.
+  const settingsFile =
+    'settings' in command.flags ? ((parsed.values.settings as string) ?? env.JANUS_SETTINGS) : undefined;
+  if (settingsFile) env = { ...settingsFromFile(settingsFile), ...env };
   for (const [name, flag] of Object.entries(command.flags)) {
     const given = parsed.values[name];
     const fromEnv = flag.env ? env[flag.env] : undefined;
@@ -86,6 +92,37 @@ export function parse<F extends Flags>(
     else values[name] = flag.default ?? (flag.type === 'boolean' ? false : undefined);
   }
   return { values: values as Values<F>, args: parsed.positionals, help: parsed.values.help === true };
+}
+
+/**
+ * The JANUS_* entries of a settings file: the janus-settings ConfigMap as manifests/settings.yaml
+ * ships it (or as `kubectl kustomize` renders it, among other documents), so pull-request CI runs
+ * validate and plan with exactly the deployed janus run's policy.
+ */
+export function settingsFromFile(file: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `--settings ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+    );
+  }
+  const out: Record<string, string> = {};
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new UsageError(`--settings ${file}: ${doc.errors[0]?.message}`);
+    const obj = doc.toJSON() as { kind?: string; data?: Record<string, unknown> } | null;
+    if (obj?.kind !== 'ConfigMap' || !obj.data) continue;
+    for (const [key, value] of Object.entries(obj.data)) {
+      if (key.startsWith('JANUS_') && typeof value === 'string') out[key] = value;
+    }
+  }
+  if (Object.keys(out).length === 0) {
+    throw new UsageError(
+      `--settings ${file}: no ConfigMap with JANUS_* entries (expected janus-settings, as manifests/settings.yaml)`,
+    );
+  }
+  return out;
 }
 
 function parseBool(value: string, name: string): boolean {
@@ -112,6 +149,17 @@ export function renderHelp(command: Command): string {
  * Where transaction directories are read and what the repository may use (its policy, see
  * src/gitops/policy.ts): the same for run, validate and plan, so CI reaches the cluster's verdict.
  */
+/** validate and plan: the policy and layout from the deployed janus run's settings file. */
+export const SETTINGS_FLAG = {
+  settings: {
+    type: 'string',
+    env: 'JANUS_SETTINGS',
+    placeholder: 'file',
+    description:
+      'the janus-settings ConfigMap (manifests/settings.yaml, or your overlay rendered by kubectl kustomize): its JANUS_* entries are the defaults of these flags, under flags and the environment',
+  },
+} as const satisfies Flags;
+
 export const TRANSACTION_DIRECTORY_FLAGS = {
   root: {
     type: 'string',

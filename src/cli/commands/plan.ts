@@ -5,6 +5,7 @@ import {
   KUBE_FLAGS,
   POLICY_CONTROLLER_NAMESPACE_FLAG,
   policyFromFlags,
+  SETTINGS_FLAG,
   TRANSACTION_DIRECTORY_FLAGS,
   UsageError,
 } from '../command.ts';
@@ -52,6 +53,7 @@ Examples:
   flags: {
     ...KUBE_FLAGS,
     ...TRANSACTION_DIRECTORY_FLAGS,
+    ...SETTINGS_FLAG,
     ...POLICY_CONTROLLER_NAMESPACE_FLAG,
     'as-service-account': {
       type: 'boolean',

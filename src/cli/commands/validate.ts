@@ -7,6 +7,7 @@ import {
   defineCommand,
   POLICY_CONTROLLER_NAMESPACE_FLAG,
   policyFromFlags,
+  SETTINGS_FLAG,
   TRANSACTION_DIRECTORY_FLAGS,
   UsageError,
 } from '../command.ts';
@@ -20,6 +21,7 @@ export const VALIDATE_FLAGS = {
     description: 'also write the report to stdout in this format',
   },
   ...TRANSACTION_DIRECTORY_FLAGS,
+  ...SETTINGS_FLAG,
   ...POLICY_CONTROLLER_NAMESPACE_FLAG,
 } as const;
 
