@@ -60,7 +60,9 @@ export function conditionsFor(phase: Phase, detail: PhaseDetail): ConditionSpec[
     inFlight
       ? c('Reconciling', 'True', detail.reason, detail.message)
       : c('Reconciling', 'False', phase, `the transaction is ${phase}`),
-    phase === 'Failed'
+    // kstatus reads Stalled=True as Failed and anything else settled as Current: a RolledBack
+    // transaction will never become Ready either, so Flux health checks must not count it healthy.
+    phase === 'Failed' || phase === 'RolledBack'
       ? c('Stalled', 'True', detail.reason, detail.message)
       : c('Stalled', 'False', phase, 'the transaction is not stalled'),
   ];

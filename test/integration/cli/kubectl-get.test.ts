@@ -61,6 +61,17 @@ describe('kubectl get txn', () => {
         expect(kubectl('get', 'txn', '-n', ns)[1]).toMatch(
           /^green \| RolledBack \| False \| RolledBack \| 0\/1 \| /,
         );
+        // kstatus (Flux health checks) must not read it as healthy: Stalled is True.
+        const stalled = kubectl(
+          'get',
+          'txn',
+          'green',
+          '-n',
+          ns,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Stalled")].status}',
+        );
+        expect(stalled).toEqual(['True']);
       },
     );
   });

@@ -123,11 +123,11 @@ describe('conditionsFor (kstatus)', () => {
     for (const phase of TERMINAL) expect(statusOf(conditionsFor(phase, detail), 'Reconciling')).toBe('False');
   });
 
-  it('Stalled is True exactly at Failed, carrying the failure detail', () => {
+  it('Stalled is True exactly at Failed and RolledBack (kstatus: not Current), carrying the detail', () => {
     const failure = { reason: 'RollbackConflict', message: 'ConfigMap shop/app-config changed after commit' };
     for (const phase of PHASES) {
       expect(statusOf(conditionsFor(phase, failure), 'Stalled'), phase).toBe(
-        phase === 'Failed' ? 'True' : 'False',
+        phase === 'Failed' || phase === 'RolledBack' ? 'True' : 'False',
       );
     }
     expect(conditionsFor('Failed', failure).find((c) => c.type === 'Stalled')).toMatchObject(failure);
