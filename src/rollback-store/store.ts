@@ -39,6 +39,7 @@ interface StoreObject {
     resourceVersion?: string;
     labels?: Record<string, string>;
     ownerReferences?: OwnerReference[];
+    finalizers?: string[];
   };
   type?: string;
   data?: Record<string, string>;
@@ -87,6 +88,28 @@ export class StoreAwaitingGcError extends Error {
       `waiting for the garbage collector to remove ${kind} ${namespace}/${name}, the rollback store of the deleted Transaction ${owner.name} (uid ${owner.uid})`,
     );
   }
+}
+
+export type ExistingStoreVerdict =
+  | { kind: 'own' }
+  | { kind: 'awaiting-gc'; owner: OwnerReference }
+  | { kind: 'clash'; owner: OwnerReference | undefined };
+
+/**
+ * What to do with an object found under the store's name. Only this Transaction's own (same uid)
+ * is rewritten. One owned by a Transaction of this name but another uid belongs to a deleted
+ * Transaction (we hold the name now), so the garbage collector removes it: worth waiting for, but
+ * only without finalizers, since anyone who may write ConfigMaps can forge such an owner and hold
+ * the object with a finalizer to stall this transaction, with its locks, until its deadline.
+ */
+export function existingStoreVerdict(
+  existing: { ownerReferences?: OwnerReference[]; finalizers?: string[] },
+  txn: Pick<Transaction, 'metadata'>,
+): ExistingStoreVerdict {
+  const owner = existing.ownerReferences?.find((r) => r.controller);
+  const namesake = owner?.kind === KIND && owner.name === txn.metadata.name;
+  if (namesake && owner.uid && owner.uid === txn.metadata.uid) return { kind: 'own' };
+  return namesake && !existing.finalizers?.length ? { kind: 'awaiting-gc', owner } : { kind: 'clash', owner };
 }
 
 function storeObject(
@@ -176,14 +199,12 @@ export class RollbackStore {
       method: 'GET',
       path: path(kind, metadata.namespace, metadata.name),
     });
-    const owner = existing.metadata.ownerReferences?.find((r) => r.controller);
-    // Owned by a Transaction of this name but another uid: that Transaction no longer exists (we
-    // hold its name), so the garbage collector will delete the object. Never adopted meanwhile.
-    if (owner?.kind === 'Transaction' && owner.name === txn.metadata.name && owner.uid !== txn.metadata.uid) {
-      throw new StoreAwaitingGcError(kind, metadata.namespace, metadata.name, owner);
+    const verdict = existingStoreVerdict(existing.metadata, txn);
+    if (verdict.kind === 'awaiting-gc') {
+      throw new StoreAwaitingGcError(kind, metadata.namespace, metadata.name, verdict.owner);
     }
-    if (!owner || owner.uid !== txn.metadata.uid) {
-      throw new StoreClashError(kind, metadata.namespace, metadata.name, owner);
+    if (verdict.kind === 'clash') {
+      throw new StoreClashError(kind, metadata.namespace, metadata.name, verdict.owner);
     }
     // Ours, from before a restart: the prior states were read again under the same locks.
     await this.#client.request({
