@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the pinned
-# Go modules in this folder, and kwok (the SIG pod/node simulator) from its own pinned module in
-# kwok/, into a cache outside the repository; skips the build when its inputs are unchanged.
+# Go modules in this folder, kwok (the SIG pod/node simulator) from its own pinned module in kwok/,
+# and helm (the chart in manifests/helm/ is tested with it) from its own pinned module in helm/,
+# into a cache outside the repository; skips the build when its inputs are unchanged.
 #
 # Output: $JANUS_KUBE_BIN (default ~/.cache/janus/kube-testenv/<hash>/bin), printed on stdout.
 set -euo pipefail
@@ -24,11 +25,12 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitMinor=$minor"
 
 # Everything that can change the binaries goes into the key.
-key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
+key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go" \
+  "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
 up_to_date() {
-  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -f $out/.complete ]]
+  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -x $out/helm && -f $out/.complete ]]
 }
 if up_to_date; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
@@ -59,6 +61,12 @@ start=$SECONDS
 # kwok has a module of its own: its k8s.io/* requirements differ from those of k8s.io/kubernetes.
 (cd "$here/kwok" && go mod download && go build -trimpath -buildvcs=false -ldflags "-s -w" \
   -o "$out.partial/" sigs.k8s.io/kwok/cmd/kwok)
+# helm too: its k8s.io/* requirements are newer still. Stamped like upstream's Makefile does, so
+# `helm version` names the release rather than its minor.
+helm_version=$(awk '$1 == "require" && $2 == "helm.sh/helm/v4" { print $3 }' "$here/helm/go.mod")
+(cd "$here/helm" && go mod download && go build -trimpath -buildvcs=false \
+  -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
+  -o "$out.partial/" helm.sh/helm/v4/cmd/helm)
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 # Keep the two newest builds (another checkout may still be using the previous one); older

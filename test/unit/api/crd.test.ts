@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CRD_MANIFEST_PATH, renderCrdManifest } from '../../../src/api/generate-crd.ts';
+import { CHART_CRD_PATH, CRD_MANIFEST_PATH, renderCrdManifest } from '../../../src/api/generate-crd.ts';
 import { transactionCrd } from '../../../src/api/v1alpha1/crd.ts';
 
 describe('the Transaction CRD manifest', () => {
   it('is what the schema generates (run `npm run generate` after changing src/api)', () => {
     expect(readFileSync(CRD_MANIFEST_PATH, 'utf8')).toBe(renderCrdManifest());
+    expect(readFileSync(CHART_CRD_PATH, 'utf8')).toBe(renderCrdManifest());
   });
 
   it('has the names, columns and subresources of the contract', () => {

@@ -1,0 +1,71 @@
+{{/* The chart's name, or nameOverride. */}}
+{{- define "janus.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The release's full name, the prefix of every object's name: fullnameOverride, else the release
+name if it contains the chart's name ("janus", "janus-staging"), else <release>-<name>.
+*/}}
+{{- define "janus.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "janus.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "janus.labels" -}}
+helm.sh/chart: {{ include "janus.chart" . }}
+app.kubernetes.io/name: {{ include "janus.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: janus
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* What selects the controller's pods: name and component as in manifests/, and the release. */}}
+{{- define "janus.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "janus.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: controller
+{{- end }}
+
+{{/* The controller's ServiceAccount, also the name of its RBAC objects. */}}
+{{- define "janus.serviceAccountName" -}}
+{{- printf "%s-controller" (include "janus.fullname" .) }}
+{{- end }}
+
+{{/* The ClusterRole that namespaces bind to opt in. */}}
+{{- define "janus.tenantClusterRole" -}}
+{{- printf "%s-tenant" (include "janus.fullname" .) }}
+{{- end }}
+
+{{/* The Secret holding the repository URL, the token and the webhook secret. */}}
+{{- define "janus.gitSecretName" -}}
+{{- if .Values.git.repository }}
+{{- printf "%s-git" (include "janus.fullname" .) }}
+{{- else }}
+{{- required "git.existingSecret or git.repository is required" .Values.git.existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/* repository[:tag][@digest]; the tag defaults to the chart's appVersion. */}}
+{{- define "janus.image" -}}
+{{- $tag := default .Chart.AppVersion .Values.image.tag }}
+{{- if .Values.image.digest }}
+{{- printf "%s:%s@%s" .Values.image.repository $tag .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository $tag }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,480 @@
+/**
+ * The Helm chart, manifests/helm/janus, with the real `helm` (built from its Go module by
+ * test/kube-testenv/build.sh): it lints; with default values it renders what
+ * `kubectl kustomize manifests/` does (a drift guard: a change to manifests/ fails here until the
+ * chart follows); the API server accepts what it renders; and a real `helm install` runs, as
+ * install.test.ts does for the kustomize install, a controller that takes a sample Transaction to
+ * Committed, before `helm uninstall` removes it all.
+ *
+ * This file shares its cluster with the others, install.test.ts included, possibly at the same
+ * time. So the release is named janus-helm, not janus: every name in the chart derives from the
+ * release's full name (janus-helm-controller, janus-helm-tenant, …), none collides with the
+ * cluster-scoped objects of manifests/ (janus-controller, janus-tenant, …) that the global setup
+ * and install.test.ts apply, and uninstalling it removes none of theirs. It lives in a namespace
+ * of its own and reconciles a sample namespace of its own. The CRD is shared: the chart keeps it
+ * in crds/, which helm installs when missing, skips when present, and never deletes.
+ */
+import { execFile, type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { loadKubeConfig } from '../../../src/kube/connection.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+import { eventually } from '../../support/eventually.ts';
+import { useClients } from '../../support/kube.ts';
+import { REPO_ROOT } from '../../support/manifests.ts';
+import { execForm, parseDockerfile } from './dockerfile.ts';
+import { type Container, type PodProcess, runContainer } from './pod.ts';
+
+const run = promisify(execFile);
+const clients = useClients();
+const kube = inject('kube');
+const tool = (name: string) => (kube.binDir ? join(kube.binDir, name) : name);
+
+const CHART = 'manifests/helm/janus';
+/** Not "janus": see the top of this file. */
+const RELEASE = 'janus-helm';
+const suffix = randomBytes(3).toString('hex');
+/** The release's namespace, and the namespace its controller reconciles. */
+const NAMESPACE = `janus-helm-${suffix}`;
+const SAMPLE_NAMESPACE = `janus-helm-sample-${suffix}`;
+
+/** helm's own folders (cache, configuration, repositories): private to this test. */
+let helmHome = '';
+let repo = '';
+let pod: PodProcess | undefined;
+
+function check(result: SpawnSyncReturns<string>, what: string): string {
+  if (result.status !== 0)
+    throw new Error(`${what} exited ${result.status}:\n${result.stderr}${result.stdout}`);
+  return result.stdout;
+}
+
+function helm(args: string[], input?: string): SpawnSyncReturns<string> {
+  return spawnSync(tool('helm'), args, {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    input,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: helmHome,
+      HELM_CACHE_HOME: join(helmHome, 'cache'),
+      HELM_CONFIG_HOME: join(helmHome, 'config'),
+      HELM_DATA_HOME: join(helmHome, 'data'),
+    },
+  });
+}
+
+/** helm against the test cluster, as its admin. */
+const helmOnCluster = (...args: string[]) => helm([...args, '--kubeconfig', kube.kubeconfigs.admin]);
+
+function kubectl(args: string[], input?: string): SpawnSyncReturns<string> {
+  return spawnSync(tool('kubectl'), ['--kubeconfig', kube.kubeconfigs.admin, ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    input,
+  });
+}
+
+const objectsOf = (yaml: string): KubeObject[] =>
+  parseAllDocuments(yaml)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+
+/** `helm template` of the chart, CRDs included. */
+function template(release: string, namespace: string, ...args: string[]): KubeObject[] {
+  return objectsOf(
+    check(
+      helm(['template', release, CHART, '--namespace', namespace, '--include-crds', ...args]),
+      'helm template',
+    ),
+  );
+}
+
+const id = (o: KubeObject) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const byId = (objects: KubeObject[]) => new Map(objects.map((o) => [id(o), o]));
+
+type PodTemplate = { metadata: { annotations?: Record<string, string> }; spec: { containers: Container[] } };
+function podTemplate(deployment: KubeObject | undefined): PodTemplate {
+  if (!deployment) throw new Error('no Deployment');
+  return (deployment.spec as { template: PodTemplate }).template;
+}
+
+/**
+ * What the chart may add to the objects of manifests/ and still render "the same": Helm's labels
+ * (chart, version, managed-by, instance), also in the selectors (app.kubernetes.io/instance keeps
+ * two releases in one namespace from selecting each other's pods), the pod template's checksum
+ * annotations (a settings change restarts the pods) and the container image, checked on its own.
+ */
+function comparable(obj: KubeObject): unknown {
+  const copy = structuredClone(obj) as KubeObject;
+  delete copy.metadata.labels;
+  if (obj.kind === 'Deployment') {
+    const pod = podTemplate(copy);
+    delete (pod.metadata as { labels?: unknown }).labels;
+    for (const key of Object.keys(pod.metadata.annotations ?? {}))
+      if (key.startsWith('checksum/')) delete pod.metadata.annotations?.[key];
+    for (const container of pod.spec.containers) delete (container as { image?: string }).image;
+  }
+  const withoutInstance = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(withoutInstance);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'app.kubernetes.io/instance')
+        .map(([key, v]) => [key, withoutInstance(v)]),
+    );
+  };
+  return withoutInstance(copy);
+}
+
+beforeAll(async () => {
+  helmHome = await mkdtemp(join(tmpdir(), 'janus-helm-home-'));
+  repo = await mkdtemp(join(tmpdir(), 'janus-helm-repo-'));
+  const git = (...args: string[]) =>
+    run('git', [
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@example.com',
+      '-c',
+      'commit.gpgsign=false',
+      '-C',
+      repo,
+      ...args,
+    ]);
+  await git('init', '--quiet', '--initial-branch=main');
+  await writeFile(join(repo, 'README.md'), 'Transactions for the Helm install test.\n');
+  await git('add', '.');
+  await git('commit', '--quiet', '-m', 'Start');
+  // As a cluster administrator would prepare it: Pod Security "restricted", like janus-system.
+  await clients.admin.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: NAMESPACE, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+  });
+});
+
+afterAll(async () => {
+  if (pod && pod.child.exitCode === null) {
+    pod.child.kill('SIGKILL');
+    await pod.exited;
+  }
+  // Normally done by the last test already; this is for a run that stopped before it.
+  helmOnCluster('uninstall', RELEASE, '--namespace', NAMESPACE, '--ignore-not-found');
+  for (const name of [NAMESPACE, SAMPLE_NAMESPACE])
+    await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
+  await rm(helmHome, { recursive: true, force: true });
+  await rm(repo, { recursive: true, force: true });
+});
+
+describe('the Helm chart manifests/helm/janus', () => {
+  it('passes helm lint --strict, with default values and with every optional object on', () => {
+    check(helm(['lint', '--strict', CHART]), 'helm lint');
+    check(
+      helm([
+        'lint',
+        '--strict',
+        CHART,
+        '--set',
+        'serviceMonitor.enabled=true,webhook.enabled=true,git.repository=https://git.example/changes',
+        '--set',
+        `git.token=t,git.webhookSecret=w,image.digest=sha256:${'a'.repeat(64)}`,
+      ]),
+      'helm lint with options',
+    );
+  });
+
+  it('with default values, as release janus in janus-system, renders exactly what kubectl kustomize manifests/ does', async () => {
+    const kustomized = objectsOf(check(kubectl(['kustomize', 'manifests/']), 'kubectl kustomize'));
+    // Helm installs into the release's namespace (helm install --create-namespace), not one of its own.
+    const expected = kustomized.filter((o) => o.kind !== 'Namespace');
+    const chart = template('janus', 'janus-system');
+
+    expect([...byId(chart).keys()].sort()).toEqual([...byId(expected).keys()].sort());
+    const rendered = byId(chart);
+    for (const want of expected) {
+      // Rules, bindings, the admission policy, the settings, the pod spec, the CRD: all of it.
+      expect(comparable(rendered.get(id(want)) as KubeObject), id(want)).toEqual(comparable(want));
+    }
+
+    // The image: the chart's appVersion, which is Janus' version.
+    const chartYaml = parse(await readFile(join(REPO_ROOT, CHART, 'Chart.yaml'), 'utf8')) as {
+      appVersion: string;
+    };
+    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(chartYaml.appVersion).toBe(pkg.version);
+    const container = podTemplate(rendered.get('Deployment janus-system/janus')).spec.containers[0];
+    expect((container as { image?: string }).image).toBe(`ghcr.io/janus-gitops/janus:${pkg.version}`);
+    // crds/ is a copy of the generated CRD (npm run generate writes manifests/crd/ only).
+    expect(await readFile(join(REPO_ROOT, CHART, 'crds/transactions.tx.janus.io.yaml'), 'utf8')).toBe(
+      await readFile(join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'), 'utf8'),
+    );
+  });
+
+  it('names every object after the release, so that a second release collides with nothing of manifests/', () => {
+    const kustomized = objectsOf(check(kubectl(['kustomize', 'manifests/']), 'kubectl kustomize'));
+    const chart = template(RELEASE, NAMESPACE).filter((o) => o.kind !== 'CustomResourceDefinition');
+    for (const obj of chart) {
+      expect(obj.metadata.name, id(obj)).toMatch(new RegExp(`^${RELEASE}(-|$)`));
+      expect(obj.metadata.namespace ?? NAMESPACE, id(obj)).toBe(NAMESPACE);
+    }
+    const clusterScoped = new Set(kustomized.filter((o) => !o.metadata.namespace).map(id));
+    expect(chart.map(id).filter((i) => clusterScoped.has(i))).toEqual([]);
+  });
+
+  it('renders the webhook listener, a Secret from values and the ServiceMonitor when asked to', () => {
+    const chart = byId(
+      template(
+        RELEASE,
+        NAMESPACE,
+        '--set',
+        'webhook.enabled=true,serviceMonitor.enabled=true,git.repository=https://git.example/changes',
+        '--set',
+        'git.token=a-token,git.webhookSecret=a-secret,metrics.port=9090',
+      ),
+    );
+    const secret = chart.get(`Secret ${NAMESPACE}/${RELEASE}-git`);
+    expect(secret?.stringData).toEqual({
+      repository: 'https://git.example/changes',
+      token: 'a-token',
+      'webhook-secret': 'a-secret',
+    });
+    const pod = podTemplate(chart.get(`Deployment ${NAMESPACE}/${RELEASE}`)).spec as {
+      containers: Container[];
+      volumes: { name: string; secret?: { secretName: string } }[];
+    };
+    const env = Object.fromEntries(
+      (pod.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]),
+    );
+    expect(env).toMatchObject({
+      JANUS_REPO: { secretKeyRef: { name: `${RELEASE}-git`, key: 'repository' } },
+      JANUS_WEBHOOK_SECRET_FILE: '/var/run/secrets/janus/git/webhook-secret',
+      JANUS_WEBHOOK_BIND_ADDRESS: ':8081',
+      JANUS_METRICS_BIND_ADDRESS: ':9090',
+    });
+    expect(pod.containers[0]?.ports).toEqual([
+      { name: 'http', containerPort: 9090, protocol: 'TCP' },
+      { name: 'webhook', containerPort: 8081, protocol: 'TCP' },
+    ]);
+    expect(pod.volumes.find((v) => v.name === 'git-credentials')?.secret?.secretName).toBe(`${RELEASE}-git`);
+    const service = chart.get(`Service ${NAMESPACE}/${RELEASE}`) as KubeObject & {
+      spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] };
+    };
+    expect(service.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([
+      ['http', 9090, 'http'],
+      ['webhook', 8081, 'webhook'],
+    ]);
+    expect(service.metadata.annotations?.['prometheus.io/port']).toBe('9090');
+    const monitor = chart.get(`ServiceMonitor ${NAMESPACE}/${RELEASE}`) as KubeObject & {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] };
+    };
+    expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics' }]);
+    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels))
+      expect({ ...service.metadata.labels, ...service.spec.selector }[key], key).toBe(value);
+  });
+
+  it('helm template | kubectl apply --dry-run=server -f -: the API server accepts every object, with no Pod Security warning', () => {
+    const rendered = check(
+      helm(['template', RELEASE, CHART, '--namespace', NAMESPACE, '--include-crds']),
+      'helm template',
+    );
+    const applied = kubectl(['apply', '--dry-run=server', '-f', '-'], rendered);
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(applied.stderr).not.toMatch(/PodSecurity|would violate/);
+    expect(applied.stdout.trim().split('\n')).toHaveLength(objectsOf(rendered).length);
+  });
+
+  it('helm install: its controller, run as the Deployment would run it, takes a sample Transaction to Committed', async () => {
+    const values = join(helmHome, 'values.yaml');
+    await writeFile(
+      values,
+      stringify({
+        // The chart creates the Secret; the token is not needed for a local repository.
+        git: { repository: repo, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
+        policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
+        // Other tests share this cluster: reconcile the sample's namespace only.
+        watchNamespace: SAMPLE_NAMESPACE,
+      }),
+    );
+    // --wait: kwok marks the pods Ready (no process runs in them; see runContainer below).
+    const installed = helmOnCluster(
+      'install',
+      RELEASE,
+      CHART,
+      '--namespace',
+      NAMESPACE,
+      '--values',
+      values,
+      '--wait',
+      '--timeout',
+      '2m',
+    );
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(installed.stderr).not.toMatch(/PodSecurity|would violate/);
+    expect(installed.stdout).toMatch(/STATUS: deployed/);
+
+    // The opt-in, exactly as NOTES.txt prints it, for the sample namespace instead of "shop".
+    const optIn = /^\s*(kubectl create rolebinding [^\n]*\\\n[^\n]*)$/m.exec(installed.stdout)?.[1];
+    if (!optIn) throw new Error(`NOTES.txt prints no kubectl create rolebinding:\n${installed.stdout}`);
+    const samples = objectsOf(check(kubectl(['kustomize', 'manifests/samples/']), 'kubectl kustomize'))
+      // janus-tenant binds manifests/' controller: the NOTES command replaces it.
+      .filter((o) => !(o.kind === 'RoleBinding' && o.metadata.name === 'janus-tenant'))
+      .map((o) =>
+        o.kind === 'Namespace'
+          ? { ...o, metadata: { ...o.metadata, name: SAMPLE_NAMESPACE } }
+          : {
+              ...o,
+              metadata: { ...o.metadata, namespace: SAMPLE_NAMESPACE },
+              ...('subjects' in o && {
+                subjects: (o.subjects as { namespace: string }[]).map((s) => ({
+                  ...s,
+                  namespace: SAMPLE_NAMESPACE,
+                })),
+              }),
+            },
+      );
+    const list = (items: KubeObject[]) => stringify({ apiVersion: 'v1', kind: 'List', items });
+    const of = (...kinds: string[]) => samples.filter((o) => kinds.includes(o.kind));
+    check(kubectl(['apply', '-f', '-'], list(of('Namespace'))), 'kubectl apply');
+    const bound = spawnSync('bash', ['-c', optIn.replaceAll(' -n shop ', ` -n ${SAMPLE_NAMESPACE} `)], {
+      encoding: 'utf8',
+      env: { PATH: `${kube.binDir ?? ''}:${process.env.PATH ?? ''}`, KUBECONFIG: kube.kubeconfigs.admin },
+    });
+    expect(bound.status, `${optIn}\n${bound.stderr}`).toBe(0);
+    check(kubectl(['apply', '-f', '-'], list(of('ServiceAccount', 'Role', 'RoleBinding'))), 'kubectl apply');
+
+    const deployment = await clients.admin.get({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: RELEASE,
+      namespace: NAMESPACE,
+    });
+    const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+    const entrypoint = execForm(
+      dockerfile.stages.at(-1) ?? { base: '', name: undefined, instructions: [] },
+      'ENTRYPOINT',
+    );
+    if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT');
+    pod = await runContainer({
+      objects: clients.admin,
+      deployment,
+      entrypoint,
+      cwd: REPO_ROOT,
+      caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
+      // The only difference from the Pod: several processes share this host, any free port instead of :8080.
+      overrides: { JANUS_METRICS_BIND_ADDRESS: '127.0.0.1:0' },
+    });
+    expect(pod.env).toMatchObject({
+      JANUS_REPO: repo,
+      JANUS_CONTROLLER_NAMESPACE: NAMESPACE,
+      JANUS_WATCH_NAMESPACE: SAMPLE_NAMESPACE,
+      JANUS_ALLOWED_NAMESPACES: SAMPLE_NAMESPACE,
+      JANUS_ALLOWED_SERVICE_ACCOUNTS: 'sample-deployer',
+    });
+    expect(await readFile(pod.env.JANUS_GIT_TOKEN_FILE ?? '', 'utf8')).toBe(
+      'not-needed-for-a-local-repository',
+    );
+
+    const transactions = samples.filter((o) => o.kind === 'Transaction');
+    check(
+      kubectl(['create', '-f', '-'], stringify({ apiVersion: 'v1', kind: 'List', items: transactions })),
+      'txn',
+    );
+    const txn = await eventually(
+      async () => {
+        if (pod?.child.exitCode !== null)
+          throw new Error(`the container exited:\n${await readFile(pod?.logFile ?? '', 'utf8')}`);
+        const current = (await clients.admin.get({
+          apiVersion: 'tx.janus.io/v1alpha1',
+          kind: 'Transaction',
+          name: 'hello',
+          namespace: SAMPLE_NAMESPACE,
+        })) as unknown as Transaction;
+        expect(current.status?.phase).toBe('Committed');
+        return current;
+      },
+      { timeoutMs: 120_000 },
+    );
+    expect(txn.status?.progress).toBe('2/2');
+    const greeting = await clients.admin.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'greeting',
+      namespace: SAMPLE_NAMESPACE,
+    });
+    expect(greeting.data).toEqual({ message: 'Hello from Janus' });
+    // It took the leader Lease in the release's namespace, not in janus-system.
+    const lease = await clients.admin.get({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      name: 'janus-controller',
+      namespace: NAMESPACE,
+    });
+    expect((lease.spec as { holderIdentity?: string }).holderIdentity).toBeTruthy();
+
+    pod.child.kill('SIGTERM');
+    expect(await pod.exited).toBe(0);
+  });
+
+  it('helm upgrade changes a setting and restarts the pods; helm uninstall removes the release and keeps the CRD', async () => {
+    const deploymentRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: RELEASE, namespace: NAMESPACE };
+    const before = podTemplate(await clients.admin.get(deploymentRef)).metadata.annotations?.[
+      'checksum/settings'
+    ];
+    const upgraded = helmOnCluster(
+      'upgrade',
+      RELEASE,
+      CHART,
+      '--namespace',
+      NAMESPACE,
+      '--reuse-values',
+      '--set',
+      'logLevel=debug',
+    );
+    expect(upgraded.status, upgraded.stderr).toBe(0);
+    const settings = await clients.admin.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: `${RELEASE}-settings`,
+      namespace: NAMESPACE,
+    });
+    expect(settings.data).toMatchObject({
+      JANUS_LOG_LEVEL: 'debug',
+      JANUS_WATCH_NAMESPACE: SAMPLE_NAMESPACE,
+    });
+    const after = podTemplate(await clients.admin.get(deploymentRef)).metadata.annotations?.[
+      'checksum/settings'
+    ];
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+
+    const chart = template(RELEASE, NAMESPACE).filter((o) => o.kind !== 'CustomResourceDefinition');
+    const uninstalled = helmOnCluster('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait');
+    expect(uninstalled.status, uninstalled.stderr).toBe(0);
+    await eventually(async () => {
+      for (const obj of chart) {
+        const ref = {
+          apiVersion: obj.apiVersion,
+          kind: obj.kind,
+          name: obj.metadata.name,
+          namespace: obj.metadata.namespace,
+        };
+        expect(await clients.admin.find(ref), id(obj)).toBeUndefined();
+      }
+    });
+    // Shared with every other test, and with the kustomize install: helm never deletes crds/.
+    expect(
+      await clients.admin.find({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name: 'transactions.tx.janus.io',
+      }),
+    ).toBeDefined();
+  });
+});
