@@ -1,6 +1,6 @@
 /** What `janus cancel` does to a Transaction in each phase. Pure: the command reads, decides here, then writes. */
 import { ANNOTATION_CANCEL, type Transaction } from '../api/v1alpha1/index.ts';
-import type { RollbackDecision } from './rollback-request.ts';
+import { type RollbackDecision, requestOnce } from './rollback-request.ts';
 
 export function decideCancel(txn: Transaction): RollbackDecision {
   const id = `${txn.metadata.namespace}/${txn.metadata.name}`;
@@ -21,17 +21,9 @@ export function decideCancel(txn: Transaction): RollbackDecision {
     case 'RollingBack':
       return { kind: 'underway', annotation: undefined, message: `${id} is already rolling back` };
     default:
-      if (ANNOTATION_CANCEL in (txn.metadata.annotations ?? {})) {
-        return {
-          kind: 'underway',
-          annotation: ANNOTATION_CANCEL,
-          message: `a cancel of ${id} is already requested`,
-        };
-      }
-      return {
-        kind: 'request',
-        annotation: ANNOTATION_CANCEL,
-        message: `cancel of ${id} (${phase}) requested: it stops, and whatever it committed is undone in reverse order`,
-      };
+      return requestOnce(txn, ANNOTATION_CANCEL, {
+        already: `a cancel of ${id} is already requested`,
+        requested: `cancel of ${id} (${phase}) requested: it stops, and whatever it committed is undone in reverse order`,
+      });
   }
 }

@@ -6,6 +6,7 @@ import { type ControllerMetrics, TransactionController } from '../controller/con
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
+import type { RetentionOptions } from '../retention/pruner.ts';
 import { type NamedCheck, type OpsServer, startOpsServer, startWebhookServer } from '../server/index.ts';
 import type { WebhookRequestHandler } from '../webhook/index.ts';
 import { type Flags, UsageError } from './command.ts';
@@ -109,11 +110,21 @@ export function startTransactionController(opts: {
   concurrency: number;
   metrics: Metrics;
   log: Logger;
+  /** Prune finished Transactions by this policy; never when undefined. */
+  retention?: RetentionOptions;
 }): TransactionController {
-  const controller = new TransactionController({ ...opts, metrics: controllerMetrics(opts.metrics) });
+  const controller = new TransactionController({
+    ...opts,
+    metrics: controllerMetrics(opts.metrics),
+    ...(opts.retention && { retention: { ...opts.retention, onPruned: opts.metrics.transactionPruned } }),
+  });
   controller.start();
   opts.log.info(
-    { namespace: opts.watchNamespace ?? '(all)', concurrency: opts.concurrency },
+    {
+      namespace: opts.watchNamespace ?? '(all)',
+      concurrency: opts.concurrency,
+      retention: opts.retention?.policy ?? 'off',
+    },
     'controller started',
   );
   return controller;

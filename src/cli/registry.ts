@@ -55,6 +55,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     () => import('./commands/trace.ts'),
   ),
   entry(
+    'history',
+    'list the outcomes on the results branch: when, which transaction, phase, source commit',
+    () => import('./commands/history.ts'),
+  ),
+  entry(
     'rollback',
     'undo a Committed transaction, or retry a rollback that ended Failed',
     () => import('./commands/rollback.ts'),
@@ -68,6 +73,22 @@ export const COMMANDS: readonly CommandEntry[] = [
     'recover',
     'inspect, and restore on request, the changes a failed rollback left standing',
     () => import('./commands/recover.ts'),
+  ),
+  // ── The Git side. ──
+  entry(
+    'poll',
+    'poll the watched branch now and show what the controller did (as flux reconcile source git)',
+    () => import('./commands/poll.ts'),
+  ),
+  entry(
+    'suspend',
+    'stop applying new transaction directories from Git until janus resume',
+    () => import('./commands/suspend.ts'),
+  ),
+  entry(
+    'resume',
+    'resume the Git side after janus suspend, and poll at once',
+    () => import('./commands/resume.ts'),
   ),
   // ── Shell integration. ──
   entry('completion', 'print a bash or zsh completion script', () => import('./commands/completion.ts')),

@@ -18,27 +18,29 @@ export type RollbackDecision =
   /** Not now: the transaction is still being applied. */
   | { kind: 'refused'; message: string };
 
+/** Sets `annotation`, unless it is already set: then that request is underway. */
+export function requestOnce(
+  txn: Transaction,
+  annotation: string,
+  messages: { requested: string; already: string },
+): RollbackDecision {
+  return annotation in (txn.metadata.annotations ?? {})
+    ? { kind: 'underway', annotation, message: messages.already }
+    : { kind: 'request', annotation, message: messages.requested };
+}
+
 const unrolled = (txn: Transaction) =>
   (txn.status?.items ?? []).filter((i) => i.committed && !i.rolledBack).length;
 
 export function decideRollback(txn: Transaction): RollbackDecision {
   const id = `${txn.metadata.namespace}/${txn.metadata.name}`;
-  const annotations = txn.metadata.annotations ?? {};
   const phase = txn.status?.phase ?? 'Pending';
   switch (phase) {
     case 'Committed':
-      if (ANNOTATION_REQUEST_ROLLBACK in annotations) {
-        return {
-          kind: 'underway',
-          annotation: ANNOTATION_REQUEST_ROLLBACK,
-          message: `a rollback of ${id} is already requested`,
-        };
-      }
-      return {
-        kind: 'request',
-        annotation: ANNOTATION_REQUEST_ROLLBACK,
-        message: `rollback of ${id} requested: its ${unrolled(txn)} committed change(s) will be undone in reverse order`,
-      };
+      return requestOnce(txn, ANNOTATION_REQUEST_ROLLBACK, {
+        already: `a rollback of ${id} is already requested`,
+        requested: `rollback of ${id} requested: its ${unrolled(txn)} committed change(s) will be undone in reverse order`,
+      });
     case 'Failed':
       if (unrolled(txn) === 0) {
         return {
@@ -46,18 +48,10 @@ export function decideRollback(txn: Transaction): RollbackDecision {
           message: `${id} failed before any change was committed: nothing to roll back`,
         };
       }
-      if (ANNOTATION_RETRY_ROLLBACK in annotations) {
-        return {
-          kind: 'underway',
-          annotation: ANNOTATION_RETRY_ROLLBACK,
-          message: `a retry of the rollback of ${id} is already requested`,
-        };
-      }
-      return {
-        kind: 'request',
-        annotation: ANNOTATION_RETRY_ROLLBACK,
-        message: `retry of the rollback of ${id} requested: ${unrolled(txn)} change(s) are still to be undone`,
-      };
+      return requestOnce(txn, ANNOTATION_RETRY_ROLLBACK, {
+        already: `a retry of the rollback of ${id} is already requested`,
+        requested: `retry of the rollback of ${id} requested: ${unrolled(txn)} change(s) are still to be undone`,
+      });
     case 'RollingBack':
       return { kind: 'underway', annotation: undefined, message: `${id} is already rolling back` };
     case 'RolledBack':

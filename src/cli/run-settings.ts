@@ -8,9 +8,37 @@ import { parseDuration } from '../api/duration.ts';
 import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import { parseByteSize } from './byte-size.ts';
-import { policyFromFlags, TRANSACTION_DIRECTORY_FLAGS, UsageError, type Values } from './command.ts';
+import {
+  type Flags,
+  policyFromFlags,
+  TRANSACTION_DIRECTORY_FLAGS,
+  UsageError,
+  type Values,
+} from './command.ts';
 import { CONTROLLER_FLAGS, controllerNamespace } from './commands/controller.ts';
 import { parseBindAddress } from './ops.ts';
+
+/** How to reach an https:// repository: for janus run, and for janus history reading its results branch. */
+export const GIT_ACCESS_FLAGS = {
+  'git-username': {
+    type: 'string',
+    env: 'JANUS_GIT_USERNAME',
+    placeholder: 'name',
+    description: 'user name for HTTPS basic auth (default x-access-token; GitLab: oauth2)',
+  },
+  'git-token-file': {
+    type: 'string',
+    env: 'JANUS_GIT_TOKEN_FILE',
+    placeholder: 'path',
+    description: 'file holding the HTTPS token or password, re-read on each use (or set JANUS_GIT_TOKEN)',
+  },
+  'allow-insecure-http': {
+    type: 'boolean',
+    env: 'JANUS_ALLOW_INSECURE_HTTP',
+    description:
+      'send the Git credentials to an http:// repository, in clear text (refused without it; only for a trusted network)',
+  },
+} as const satisfies Flags;
 
 export const RUN_FLAGS = {
   ...CONTROLLER_FLAGS,
@@ -50,24 +78,7 @@ export const RUN_FLAGS = {
     description:
       'first run on a repository with no results branch: record existing directories without applying them (baseline), or apply them (apply)',
   },
-  'git-username': {
-    type: 'string',
-    env: 'JANUS_GIT_USERNAME',
-    placeholder: 'name',
-    description: 'user name for HTTPS basic auth (default x-access-token; GitLab: oauth2)',
-  },
-  'git-token-file': {
-    type: 'string',
-    env: 'JANUS_GIT_TOKEN_FILE',
-    placeholder: 'path',
-    description: 'file holding the HTTPS token or password, re-read on each use (or set JANUS_GIT_TOKEN)',
-  },
-  'allow-insecure-http': {
-    type: 'boolean',
-    env: 'JANUS_ALLOW_INSECURE_HTTP',
-    description:
-      'send the Git credentials to an http:// repository, in clear text (refused without it; only for a trusted network)',
-  },
+  ...GIT_ACCESS_FLAGS,
   'max-fetch-bytes': {
     type: 'string',
     env: 'JANUS_MAX_FETCH_BYTES',
@@ -122,6 +133,45 @@ export interface GitSettings {
   insecureHttp: boolean;
 }
 
+/** A secret from the file a flag names, else from the environment variable `envName` when it is set. */
+function secretSource(
+  file: string | undefined,
+  envName: string,
+  env: NodeJS.ProcessEnv,
+): SecretSource | undefined {
+  if (file) return { file };
+  return env[envName] ? { env: envName } : undefined;
+}
+
+export interface GitAccessSettings {
+  credentials: SecretSource | undefined;
+  /** Credentials go to an http:// repository (allowed by --allow-insecure-http): warn about it. */
+  insecureHttp: boolean;
+}
+
+/** Checks GIT_ACCESS_FLAGS for the repository `values.repo`. */
+export function gitAccessSettings(
+  values: {
+    repo: string;
+    'git-token-file': string | undefined;
+    'git-username': string | undefined;
+    'allow-insecure-http': boolean;
+  },
+  env: NodeJS.ProcessEnv = process.env,
+): GitAccessSettings {
+  const credentials = secretSource(values['git-token-file'], 'JANUS_GIT_TOKEN', env);
+  if (values['git-username'] && !credentials) {
+    throw new UsageError('--git-username needs a token: --git-token-file or JANUS_GIT_TOKEN');
+  }
+  const insecureHttp = credentials !== undefined && /^http:\/\//i.test(values.repo);
+  if (insecureHttp && !values['allow-insecure-http']) {
+    throw new UsageError(
+      `--repo ${redactUrl(values.repo)} is plain http:// and Git credentials are configured (${describeSecretSource(credentials)}): they would cross the network in clear text. Use https://, or pass --allow-insecure-http (JANUS_ALLOW_INSECURE_HTTP=true) on a network you trust`,
+    );
+  }
+  return { credentials, insecureHttp };
+}
+
 /** Checks the Git flags; every problem is a UsageError naming its flag. */
 export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.env): GitSettings {
   if (!values.repo)
@@ -143,28 +193,9 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
       '--results-branch must differ from --branch: results never go to the watched branch',
     );
   }
-  const tokenFile = values['git-token-file'];
-  const credentials: SecretSource | undefined = tokenFile
-    ? { file: tokenFile }
-    : env.JANUS_GIT_TOKEN
-      ? { env: 'JANUS_GIT_TOKEN' }
-      : undefined;
-  if (values['git-username'] && !credentials) {
-    throw new UsageError('--git-username needs a token: --git-token-file or JANUS_GIT_TOKEN');
-  }
-  const insecureHttp = credentials !== undefined && /^http:\/\//i.test(values.repo);
-  if (insecureHttp && !values['allow-insecure-http']) {
-    throw new UsageError(
-      `--repo ${redactUrl(values.repo)} is plain http:// and Git credentials are configured (${describeSecretSource(credentials)}): they would cross the network in clear text. Use https://, or pass --allow-insecure-http (JANUS_ALLOW_INSECURE_HTTP=true) on a network you trust`,
-    );
-  }
+  const { credentials, insecureHttp } = gitAccessSettings({ ...values, repo: values.repo }, env);
   const maxFetchBytes = parseByteSize(values['max-fetch-bytes'], 'max-fetch-bytes');
-  const secretFile = values['webhook-secret-file'];
-  const webhookSecret: SecretSource | undefined = secretFile
-    ? { file: secretFile }
-    : env.JANUS_WEBHOOK_SECRET
-      ? { env: 'JANUS_WEBHOOK_SECRET' }
-      : undefined;
+  const webhookSecret = secretSource(values['webhook-secret-file'], 'JANUS_WEBHOOK_SECRET', env);
   const webhookBindAddress = values['webhook-bind-address'];
   if (webhookBindAddress !== undefined) {
     if (!webhookSecret) {

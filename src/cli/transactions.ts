@@ -22,7 +22,11 @@ export async function getTransaction(
       client.request<Transaction>({ method: 'GET', path: transactionsPath(namespace, name) }),
     );
   } catch (e) {
-    if (isNotFound(e) && e.details?.name) throw new UsageError(`Transaction ${namespace}/${name} not found`);
+    if (isNotFound(e) && e.details?.name) {
+      throw new UsageError(
+        `Transaction ${namespace}/${name} not found. If it finished a while ago, the retention policy may have pruned it: its record stays on the results branch (janus history ${namespace}/${name})`,
+      );
+    }
     throw missingCrd(e);
   }
 }

@@ -20,6 +20,7 @@ export function compactIfFinished(txn: Transaction): Transaction {
     spec: { serviceAccountName: txn.spec.serviceAccountName, changes: [] },
     status: {
       ...(status?.phase && { phase: status.phase }),
+      ...(status?.completedAt && { completedAt: status.completedAt }), // retention reads it
       ...(status?.recoveryAttempts !== undefined && { recoveryAttempts: status.recoveryAttempts }),
       ...(status?.nextRecoveryAt && { nextRecoveryAt: status.nextRecoveryAt }),
       items: (status?.items ?? []).map((i) => ({

@@ -19,6 +19,7 @@ import { EventRecorder } from '../kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
 import { LeaseLocks, type LockEvent } from '../locks/lease-locks.ts';
 import type { Logger } from '../log/index.ts';
+import { Pruner, type RetentionOptions } from '../retention/pruner.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
 import { dropManagedFields, Informer } from '../runtime/informer.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
@@ -53,6 +54,8 @@ export interface ControllerOptions {
   metrics?: ControllerMetrics | undefined;
   /** Name reported in Events (the pod name in a cluster). */
   instance?: string | undefined;
+  /** Prune finished Transactions by this policy (src/retention); never when undefined. */
+  retention?: RetentionOptions | undefined;
   now?: () => number;
 }
 
@@ -66,6 +69,7 @@ export class TransactionController {
   readonly #discovery: Discovery;
   readonly #deps: SagaDeps;
   readonly #health: HealthWatch;
+  readonly #pruner: Pruner | undefined;
   #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: ControllerOptions) {
@@ -122,6 +126,15 @@ export class TransactionController {
         onDelete: (_obj, key) => this.#history.forget(key),
       },
     });
+    this.#pruner =
+      opts.retention &&
+      new Pruner({
+        ...opts.retention,
+        objects: deps.objects,
+        list: () => this.informer.list(),
+        log: opts.log,
+        now,
+      });
     this.#queue = new WorkQueue({
       handler: (key) => this.#handle(key),
       concurrency: opts.concurrency,
@@ -133,10 +146,17 @@ export class TransactionController {
   start(): void {
     this.informer.start();
     this.#gaugeTimer = setInterval(() => this.#updateActiveGauge(), 5_000);
+    this.#pruner?.start();
+  }
+
+  /** One retention sweep now (the pruner also sweeps on its own interval); the number pruned. */
+  prune(): Promise<number> {
+    return this.#pruner?.sweep() ?? Promise.resolve(0);
   }
 
   async stop(): Promise<void> {
     clearInterval(this.#gaugeTimer);
+    await this.#pruner?.stop();
     await this.#queue.shutdown();
     this.#deps.heldLocks.stop();
     await Promise.all([this.informer.stop(), this.#health.stop()]);

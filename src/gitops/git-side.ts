@@ -3,20 +3,27 @@
  * its poller, wired together and started in the order their guarantees need, and stopped in
  * reverse. Everything here runs only while this replica leads.
  */
+import type { Transaction } from '../api/v1alpha1/index.ts';
 import type { GitRepository } from '../git/repository.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
-import type { Logger } from '../log/index.ts';
+import { describeError, type Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { ResultsReporter } from '../results/reporter.ts';
 import type { ResultContext } from '../results/result-context.ts';
 import { readResultFiles } from '../results/results-reader.ts';
 import { ResultsWriter } from '../results/writer.ts';
+import type { CheckResult } from '../server/health.ts';
 import { KubeTransactionApi } from './cluster-transactions.ts';
+import { describeSuspension, type Suspension } from './git-control.ts';
+import { GitControlWatch } from './git-control-watch.ts';
 import { Materializer, type PollSummary } from './materializer.ts';
 import type { ParseOptions } from './options.ts';
 import { Poller } from './poller.ts';
 import { ConfigMapCursorStore } from './state.ts';
+
+/** What one poll did: read the branch, or nothing because the Git side is suspended. */
+export type GitPoll = PollSummary | { suspended: Suspension };
 
 export interface GitSideOptions {
   /** The controller identity. */
@@ -38,7 +45,11 @@ export interface GitSideOptions {
 }
 
 export interface GitSide {
-  readonly poller: Poller<PollSummary>;
+  readonly poller: Poller<GitPoll>;
+  /** The `git-reachable` readiness check: the poller's, or "not checked" while suspended. */
+  readiness(): CheckResult;
+  /** Whether a Transaction's outcome is on the results branch (retention waits for it). */
+  isRecorded(txn: Transaction): boolean;
   stop(): Promise<void>;
 }
 
@@ -85,10 +96,39 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     log: o.log.child({ component: 'materializer' }),
     metrics: o.metrics,
   });
-  const poller = new Poller<PollSummary>({
-    poll: () => materializer.poll(),
+  const source = { repository: o.repository.display, branch: o.branch, root: o.root };
+  const control = new GitControlWatch({
+    client: o.client,
+    objects,
+    namespace: o.controllerNamespace,
+    source,
+    log: o.log.child({ component: 'git-control' }),
+    onPollRequested: () => poller.trigger('requested'),
+    onSuspensionChanged: (suspension) => {
+      o.metrics.setGitSuspended(suspension !== undefined);
+      if (!suspension) poller.trigger('resumed');
+    },
+  });
+  const poller = new Poller<GitPoll>({
+    poll: async () => {
+      const request = control.pendingRequest();
+      const suspension = control.suspension();
+      if (suspension) {
+        await control.record(request, { result: `not polled: ${describeSuspension(suspension)}`, ok: false });
+        return { suspended: suspension };
+      }
+      try {
+        const summary = await materializer.poll();
+        await control.record(request, { commit: summary.tip, result: describePoll(summary), ok: true });
+        return summary;
+      } catch (error) {
+        await control.record(request, { result: describeError(error).message, ok: false });
+        throw error;
+      }
+    },
     intervalMs: o.pollIntervalMs,
-    isIdle: (summary) => summary.history === 'idle',
+    isIdle: (result) => 'history' in result && result.history === 'idle',
+    isSkipped: (result) => 'suspended' in result,
     metrics: o.metrics,
     log: o.log.child({ component: 'poller' }),
   });
@@ -96,13 +136,37 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     reporter.waitForSync(),
     new Promise<false>((resolve) => signal.addEventListener('abort', () => resolve(false), { once: true })),
   ]);
+  if (listed && !signal.aborted) await control.start(signal);
   if (listed && !signal.aborted) poller.start();
   return {
     poller,
+    isRecorded: (txn) => reporter.isRecorded(txn),
+    readiness() {
+      const suspension = control.suspension();
+      if (!suspension) return poller.readiness();
+      const note = `not checked: the Git side is ${describeSuspension(suspension)}`;
+      return { ok: true, detail: note, note };
+    },
     async stop() {
       await poller.stop();
+      await control.stop();
       await reporter.stop();
       await writer.close();
     },
   };
+}
+
+/** One line for the control object: what a poll did. */
+export function describePoll(summary: PollSummary): string {
+  if (summary.history === 'idle') return 'nothing new';
+  if (summary.history === 'baseline')
+    return `first run: ${summary.baseline} directories recorded as baseline`;
+  const parts = [
+    `${summary.commits} new commit${summary.commits === 1 ? '' : 's'}`,
+    summary.materialized > 0 && `${summary.materialized} materialized`,
+    summary.rejected > 0 && `${summary.rejected} rejected`,
+    summary.rollbacks > 0 && `${summary.rollbacks} rollback request${summary.rollbacks === 1 ? '' : 's'}`,
+    summary.notices > 0 && `${summary.notices} notice${summary.notices === 1 ? '' : 's'}`,
+  ].filter(Boolean);
+  return parts.join(', ');
 }

@@ -20,6 +20,11 @@ export interface PollerOptions<T> {
   failureGraceMs?: number;
   /** True when a poll found nothing to do: logged at debug rather than info. */
   isIdle?(result: T): boolean;
+  /**
+   * True when the poll did not run at all (the Git side is suspended): neither a success nor a
+   * failure, so it leaves the metrics and the readiness state as they were.
+   */
+  isSkipped?(result: T): boolean;
   metrics?: { gitPoll(result: GitPollResult, seconds: number): void };
   log: Logger;
   now?: () => number;
@@ -122,6 +127,10 @@ export class Poller<T> {
     const started = performance.now();
     try {
       const result = await this.#o.poll();
+      if (this.#o.isSkipped?.(result)) {
+        this.#o.log.debug({ reason, result }, 'poll skipped');
+        return;
+      }
       const elapsed = (performance.now() - started) / 1000;
       this.#failures = 0;
       this.#failingSince = undefined;

@@ -34,6 +34,11 @@ export function gitInstruments(registry: Registry) {
       help: 'Transaction outcomes waiting to be committed and pushed to the results branch.',
       registers,
     }),
+    suspended: new Gauge({
+      name: 'janus_git_suspended',
+      help: '1 while the Git side is suspended (janus suspend): no new directories are materialized.',
+      registers,
+    }),
     webhookRequests: new Counter({
       name: 'janus_webhook_requests_total',
       help: 'Webhook requests received, by sender and outcome.',

@@ -98,6 +98,11 @@ export class Metrics {
     this.#active.readFrom(source);
   };
 
+  /** The retention policy deleted a finished Transaction. */
+  readonly transactionPruned = (): void => {
+    this.#transactions.pruned.inc();
+  };
+
   /** One saga step on one target resource. */
   readonly itemOperation = (operation: ItemOperation, result: OperationResult): void => {
     this.#transactions.itemOperations.inc({ operation, result });
@@ -135,6 +140,11 @@ export class Metrics {
   /** How many outcomes wait to be written to the results branch. */
   readonly setPendingResults = (count: number): void => {
     this.#git.pendingResults.set(count);
+  };
+
+  /** The Git side was suspended (true) or resumed (false). */
+  readonly setGitSuspended = (suspended: boolean): void => {
+    this.#git.suspended.set(suspended ? 1 : 0);
   };
 
   /** One webhook request; matches the webhook handler's `onResult`. */

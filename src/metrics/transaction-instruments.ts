@@ -45,6 +45,11 @@ export function transactionInstruments(registry: Registry) {
       buckets: TRANSACTION_DURATION_BUCKETS,
       registers,
     }),
+    pruned: new Counter({
+      name: 'janus_transactions_pruned_total',
+      help: 'Finished Transactions deleted by the retention policy (their record stays on the results branch).',
+      registers,
+    }),
     itemCount: new Histogram({
       name: 'janus_transaction_item_count',
       help: 'Number of changes in each transaction the controller started.',

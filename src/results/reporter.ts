@@ -114,6 +114,19 @@ export class ResultsReporter {
     return max + 1;
   }
 
+  /**
+   * Whether the outcome of `txn` as it stands is on the results branch: recorded by this
+   * reporter with nothing left to push. False for a Transaction of another repository.
+   */
+  isRecorded(txn: Transaction): boolean {
+    if (this.#o.writer.pending > 0) return false;
+    const key = objectKey(txn);
+    const own = this.informer.get(key);
+    if (!own || own.metadata.uid !== txn.metadata.uid || !this.#ours(own)) return false;
+    const text = Object.values(renderTransactionResult(own, this.#o.context).files)[0];
+    return text !== undefined && this.#recorded.get(key) === fingerprintOf(text);
+  }
+
   async stop(): Promise<void> {
     this.#stop.abort();
     this.#queue.clear();

@@ -10,6 +10,8 @@ export interface CheckResult {
   readonly ok: boolean;
   /** Why it failed, or what it saw; one line. */
   readonly detail: string;
+  /** Shown after "ok" when it passed: something an operator should know though nothing failed. */
+  readonly note?: string;
 }
 
 /**
@@ -46,7 +48,9 @@ export function runChecks(endpoint: string, checks: readonly NamedCheck[]): Chec
   const results = checks.map(({ name, check }) => ({ name, result: safely(check) }));
   const ok = results.every(({ result }) => result.ok);
   const lines = results.map(({ name, result }) =>
-    result.ok ? `[+]${name} ok` : `[-]${name} failed: ${oneLine(result.detail)}`,
+    result.ok
+      ? `[+]${name} ok${result.note ? `: ${oneLine(result.note)}` : ''}`
+      : `[-]${name} failed: ${oneLine(result.detail)}`,
   );
   lines.push(`${endpoint} check ${ok ? 'passed' : 'failed'}`);
   return { ok, text: `${lines.join('\n')}\n` };

@@ -5,6 +5,7 @@ import type { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
+import { DEFAULT_RETENTION, fromGit, type RetentionPolicy } from '../../retention/select.ts';
 import { LeaderElector, type LeaderTimings, leaderTimingsProblem } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
@@ -43,6 +44,45 @@ export const CONTROLLER_FLAGS = {
     placeholder: 'n',
     description: 'Transactions reconciled in parallel',
   },
+  prune: {
+    type: 'boolean',
+    env: 'JANUS_PRUNE',
+    default: true,
+    description:
+      'delete finished Transactions (and their rollback stores) by the retention policy below (turn off with --no-prune or JANUS_PRUNE=false)',
+  },
+  'no-prune': {
+    type: 'boolean',
+    description: 'keep every finished Transaction (etcd use then grows with history)',
+  },
+  'retain-last': {
+    type: 'string',
+    env: 'JANUS_RETAIN_LAST',
+    default: String(DEFAULT_RETENTION.keepLast),
+    placeholder: 'n',
+    description: 'finished Transactions kept per namespace whatever their age, the newest',
+  },
+  'retain-min-age': {
+    type: 'string',
+    env: 'JANUS_RETAIN_MIN_AGE',
+    default: '1h',
+    placeholder: 'duration',
+    description: 'finished Transactions younger than this are kept',
+  },
+  'rollback-window': {
+    type: 'string',
+    env: 'JANUS_ROLLBACK_WINDOW',
+    default: '168h',
+    placeholder: 'duration',
+    description: 'a Committed transaction is kept, so janus rollback can undo it by name, at least this long',
+  },
+  'prune-interval': {
+    type: 'string',
+    env: 'JANUS_PRUNE_INTERVAL',
+    default: '1m',
+    placeholder: 'duration',
+    description: 'time between two retention sweeps (each deletes at most 100 Transactions)',
+  },
   'leader-elect': {
     type: 'boolean',
     env: 'JANUS_LEADER_ELECT',
@@ -80,6 +120,38 @@ export const CONTROLLER_FLAGS = {
     description: 'how often candidates try to acquire or renew the leader Lease',
   },
 } as const;
+
+export interface RetentionSettings {
+  policy: RetentionPolicy;
+  intervalMs: number;
+}
+
+/** The retention policy from the flags; undefined when pruning is off. */
+export function retentionPolicy(values: {
+  prune: boolean;
+  'no-prune': boolean;
+  'retain-last': string;
+  'retain-min-age': string;
+  'rollback-window': string;
+  'prune-interval': string;
+}): RetentionSettings | undefined {
+  const keepLast = Number(values['retain-last']);
+  if (!Number.isInteger(keepLast) || keepLast < 0)
+    throw new UsageError(
+      `--retain-last: expected a whole number (0 or more), got "${values['retain-last']}"`,
+    );
+  const ms = (flag: 'retain-min-age' | 'rollback-window' | 'prune-interval') => {
+    try {
+      return parseDuration(values[flag]);
+    } catch (e) {
+      throw new UsageError(`--${flag}: ${(e as Error).message}`);
+    }
+  };
+  const policy = { keepLast, minAgeMs: ms('retain-min-age'), rollbackWindowMs: ms('rollback-window') };
+  const intervalMs = ms('prune-interval');
+  if (intervalMs < 1000) throw new UsageError('--prune-interval: must be at least 1s');
+  return values.prune && !values['no-prune'] ? { policy, intervalMs } : undefined;
+}
 
 export function leaderTimings(values: {
   'leader-lease-duration': string;
@@ -187,6 +259,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const log = loggerFor(values['log-level'], 'janus-controller');
     const timings = leaderTimings(values);
     const concurrency = positiveInt(values.concurrency, 'concurrency');
+    const retention = retentionPolicy(values);
     const client = await KubeClient.load({
       kubeconfig: values.kubeconfig,
       context: values.context,
@@ -220,6 +293,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           concurrency,
           metrics,
           log,
+          ...(retention && { retention: { ...retention, isRecorded: (txn) => !fromGit(txn) } }),
         });
         controller = running;
         await new Promise<void>((resolve) =>

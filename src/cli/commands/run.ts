@@ -13,20 +13,25 @@ import {
   GitRepository,
   type SecretSource,
 } from '../../git/index.ts';
-import { startGitSide } from '../../gitops/git-side.ts';
-import type { PollSummary } from '../../gitops/materializer.ts';
+import { type GitSide, startGitSide } from '../../gitops/git-side.ts';
 import { describePolicy } from '../../gitops/policy.ts';
-import type { Poller } from '../../gitops/poller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import type { Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
 import type { ResultContext } from '../../results/result-context.ts';
+import { fromGit } from '../../retention/select.ts';
 import { VERSION } from '../../version.ts';
 import { createWebhookHandler } from '../../webhook/index.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
 import { informersSyncedCheck, logApiRequests, startOps, startTransactionController } from '../ops.ts';
 import { gitSettings, RUN_FLAGS } from '../run-settings.ts';
-import { controllerNamespace, leaderTimings, loggerFor, runUntilSignal } from './controller.ts';
+import {
+  controllerNamespace,
+  leaderTimings,
+  loggerFor,
+  retentionPolicy,
+  runUntilSignal,
+} from './controller.ts';
 
 export default defineCommand({
   name: 'run',
@@ -55,6 +60,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const settings = gitSettings(values);
     const log = loggerFor(values['log-level'], 'janus');
     const concurrency = positiveInt(values.concurrency, 'concurrency');
+    const retention = retentionPolicy(values);
     const timings = leaderTimings(values);
     const webhookSecret = settings.webhookSecret && (await readWebhookSecret(settings.webhookSecret));
     const client = await KubeClient.load({
@@ -104,14 +110,14 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       );
     }
 
-    let term: { controller: TransactionController; poller: Poller<PollSummary> } | undefined;
+    let term: { controller: TransactionController; git: GitSide } | undefined;
     const webhook =
       webhookSecret === undefined
         ? undefined
         : createWebhookHandler({
             secret: webhookSecret,
             branch: settings.branch,
-            onTrigger: (trigger) => term?.poller.trigger(`webhook ${trigger.provider}`),
+            onTrigger: (trigger) => term?.git.poller.trigger(`webhook ${trigger.provider}`),
             logger: log,
             onResult: metrics.webhookRequest,
           });
@@ -125,7 +131,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
         informersSyncedCheck(() => term?.controller),
         {
           name: 'git-reachable',
-          check: () => (term ? term.poller.readiness() : { ok: true, detail: 'standby' }),
+          check: () => (term ? term.git.readiness() : { ok: true, detail: 'standby' }),
         },
       ],
     });
@@ -146,6 +152,13 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           concurrency,
           metrics,
           log,
+          // A Transaction from Git is pruned only once this term's reporter has pushed its outcome.
+          ...(retention && {
+            retention: {
+              ...retention,
+              isRecorded: (txn) => !fromGit(txn) || (term?.git.isRecorded(txn) ?? false),
+            },
+          }),
         });
         const git = await startGitSide(
           {
@@ -165,7 +178,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           },
           signal,
         );
-        term = { controller, poller: git.poller };
+        term = { controller, git };
         log.info({ repository: repository.display, branch: settings.branch }, 'watching the repository');
         await aborted(signal);
         term = undefined;

@@ -1,9 +1,12 @@
 /** `janus status [name]`: the Transactions of a namespace, or one of them in detail; optionally live. */
 import type { Transaction } from '../../api/v1alpha1/index.ts';
+import { describeSuspension, GIT_CONTROL_SELECTOR, gitSideStateOf } from '../../gitops/git-control.ts';
+import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
 import type { KubeClient } from '../../kube/client.ts';
-import { isForbidden } from '../../kube/errors.ts';
+import { isForbidden, isNotFound } from '../../kube/errors.ts';
 import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
+import { describeSource } from '../git-side-control.ts';
 import { onInterrupt } from '../interrupt.ts';
 import { changedTransactions, LiveView } from '../live-view.ts';
 import {
@@ -41,6 +44,13 @@ export const STATUS_FLAGS = {
     env: 'JANUS_WATCH',
     description: 'keep running and show every change as it happens (Ctrl-C to stop)',
   },
+  'controller-namespace': {
+    type: 'string',
+    env: 'JANUS_CONTROLLER_NAMESPACE',
+    default: DEFAULT_CONTROLLER_NAMESPACE,
+    placeholder: 'namespace',
+    description: 'where janus run runs: the table says so above it when its Git side is suspended',
+  },
   ...OUTPUT_FLAG,
 } as const;
 
@@ -50,6 +60,7 @@ interface View {
   name: string | undefined;
   format: OutputFormat | undefined;
   streams: Streams;
+  controllerNamespace: string;
 }
 
 export default defineCommand({
@@ -57,7 +68,8 @@ export default defineCommand({
   usage: 'janus status [name] [flags]',
   description: `
 Without a name, lists the Transactions of the namespace (-A: of every namespace) with their phase,
-committed/total changes, age, and the reason of their Ready condition. With a name, shows that
+committed/total changes, age, and the reason of their Ready condition, under a line saying so when
+the Git side of janus run is suspended (janus suspend). With a name, shows that
 Transaction in detail: where it came from, each change and its outcome (pending, prepared,
 committed, rolled-back, conflict, failed) with its error, the conditions, the latest Events, and
 what to do next (janus rollback, janus recover).
@@ -87,6 +99,7 @@ Examples:
       name,
       format,
       streams: processStreams(),
+      controllerNamespace: values['controller-namespace'],
     };
     try {
       if (values.watch) await watch(view);
@@ -112,7 +125,28 @@ async function showOnce(view: View): Promise<void> {
   const list = await listTransactions(cluster.client, namespace);
   if (format)
     streams.stdout.write(formatDocument({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
-  else streams.stderr.write(renderTransactionTable(list.items, Date.now(), scopeText(namespace)));
+  else {
+    for (const line of await suspendedGitSides(view)) streams.stderr.write(`${line}\n`);
+    streams.stderr.write(renderTransactionTable(list.items, Date.now(), scopeText(namespace)));
+  }
+}
+
+/** "Git side of <repo> is suspended since …", one line each; none when we may not read them. */
+async function suspendedGitSides(view: View): Promise<string[]> {
+  try {
+    const list = await view.cluster.objects.list('v1', 'ConfigMap', view.controllerNamespace, {
+      labelSelector: GIT_CONTROL_SELECTOR,
+    });
+    return list.items.flatMap((object) => {
+      const state = gitSideStateOf(object);
+      return state.suspended
+        ? [`Git side of ${describeSource(state)} is ${describeSuspension(state.suspended)} (janus resume)`]
+        : [];
+    });
+  } catch (e) {
+    if (isForbidden(e) || isNotFound(e)) return [];
+    throw e;
+  }
 }
 
 async function watch(view: View): Promise<void> {

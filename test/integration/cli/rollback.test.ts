@@ -113,7 +113,7 @@ describe('janus rollback', () => {
   it('exits 2 for a Transaction that does not exist, and 1 when RBAC says no', async () => {
     expect(await janus(['rollback', 'nope', '-n', ns.name], as())).toMatchObject({
       code: 2,
-      stderr: `janus: Transaction ${ns.name}/nope not found\n`,
+      stderr: `janus: Transaction ${ns.name}/nope not found. If it finished a while ago, the retention policy may have pruned it: its record stays on the results branch (janus history ${ns.name}/nope)\n`,
     });
     const forbidden = await janus(['rollback', 'nope', '-n', ns.name], {
       kubeconfig: clients.kubeconfigs.alice,

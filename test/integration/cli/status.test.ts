@@ -17,7 +17,8 @@ const as = () => ({ kubeconfig: clients.kubeconfigs.admin });
 
 describe('janus status', () => {
   it('says when a namespace has no Transactions', async () => {
-    const result = await janus(['status', '-n', ns.name], as());
+    // Another test file may suspend a Git side in janus-system meanwhile: its line is not this test's.
+    const result = await janus(['status', '-n', ns.name, '--controller-namespace', ns.name], as());
     expect(result.stderr).toBe(`No Transactions found in namespace ${ns.name}.\n`);
     expect(result).toMatchObject({ code: 0, stdout: '' });
   });
@@ -82,7 +83,10 @@ describe('janus status', () => {
 
   it('exits 2 naming what it did not find, and 1 when the API server refuses', async () => {
     const missing = await janus(['status', 'nope', '-n', ns.name], as());
-    expect(missing).toMatchObject({ code: 2, stderr: `janus: Transaction ${ns.name}/nope not found\n` });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: `janus: Transaction ${ns.name}/nope not found. If it finished a while ago, the retention policy may have pruned it: its record stays on the results branch (janus history ${ns.name}/nope)\n`,
+    });
     const forbidden = await janus(['status', '-n', ns.name], { kubeconfig: clients.kubeconfigs.alice });
     expect(forbidden.code).toBe(1);
     expect(forbidden.stderr).toMatch(/^janus: GET \S+: 403 Forbidden: .*alice/);
@@ -117,7 +121,7 @@ describe('janus status', () => {
     expect(missing).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `janus: Transaction ${ns.name}/streamed not found\n`,
+      stderr: `janus: Transaction ${ns.name}/streamed not found. If it finished a while ago, the retention policy may have pruned it: its record stays on the results branch (janus history ${ns.name}/streamed)\n`,
     });
 
     await committedTransaction(clients, ns.name, 'streamed');

@@ -3,13 +3,16 @@
  * rejected pull request, an edit that was ignored, a failed change rolled back, a requested
  * rollback. Set JANUS_AUDIT_LOG_OUT=<file> to keep the log (docs/git.md shows one).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failAtCommit } from '../../support/admission.ts';
 import { eventually } from '../../support/eventually.ts';
 import { git } from '../../support/git-server.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, serviceAccount } from '../../support/saga.ts';
+import { janus as cli } from '../cli/cli.ts';
 import {
   configMapYaml,
   createTestRepo,
@@ -107,11 +110,57 @@ describe('the results branch', () => {
       `${shop}/deploy-v2: RollingBack (undoing 3/3 committed changes)`,
       `${shop}/deploy-v2: RolledBack (3/3 changes rolled back)`,
     ]);
+    const history = await expectHistory(repo, shop);
     const out = process.env.JANUS_AUDIT_LOG_OUT;
     if (out) {
+      await writeFile(`${out}.history`, history);
       const log = await git(repo.bare, 'log', '--stat', RESULTS);
       const file = await git(repo.bare, 'show', `${RESULTS}:results/${shop}/payments-v3.yaml`);
       await writeFile(out, `${log}\n\n=== results/${shop}/payments-v3.yaml ===\n${file}\n`);
     }
   });
 });
+
+/** `janus history` reads the same trail back as a table, from the server and from a clone. */
+async function expectHistory(repo: TestRepo, shop: string): Promise<string> {
+  const table = await cli([
+    'history',
+    '--repo',
+    repo.url,
+    '--cache-dir',
+    await mkdtemp(join(tmpdir(), 'janus-h-')),
+  ]);
+  expect(table.code, table.stderr).toBe(0);
+  const rows = table.stderr.trim().split('\n');
+  expect(rows[0]).toMatch(/^RECORDED\s+TRANSACTION\s+PHASE\s+DETAIL\s+SOURCE\s+RECORD$/);
+  expect(rows.slice(1).map((r) => r.split(/\s{2,}/).slice(1, 3))).toEqual([
+    [`${shop}/deploy-v2`, 'Pending'],
+    [`${shop}/deploy-v2`, 'Committed'],
+    [`${shop}/typo`, 'Rejected'],
+    [`${shop}/deploy-v2`, 'Ignored'],
+    [`${shop}/payments-v3`, 'Pending'],
+    [`${shop}/payments-v3`, 'RollingBack'],
+    [`${shop}/payments-v3`, 'RolledBack'],
+    [`${shop}/deploy-v2`, 'RollingBack'],
+    [`${shop}/deploy-v2`, 'RolledBack'],
+  ]);
+  expect(rows[2]).toMatch(/\s3\/3 changes\s+[0-9a-f]{12}\s+[0-9a-f]{12}$/);
+
+  // In a clone the results branch is origin/janus/results; filtered by name, newest two, as JSON.
+  const clone = await mkdtemp(join(tmpdir(), 'janus-clone-'));
+  await git(clone, 'clone', '--quiet', repo.bare, '.');
+  const json = await cli(['history', 'deploy-v2', '--limit', '2', '-o', 'json'], { cwd: clone });
+  expect(json.code, json.stderr).toBe(0);
+  const doc = JSON.parse(json.stdout);
+  expect(doc.branch).toBe(`origin/${RESULTS}`);
+  expect(doc.entries.map((e: { phase: string }) => e.phase)).toEqual(['RollingBack', 'RolledBack']);
+  expect(doc.entries[1]).toMatchObject({
+    transaction: `${shop}/deploy-v2`,
+    detail: '3/3 changes rolled back',
+    source: expect.stringMatching(/^[0-9a-f]{40}$/),
+    record: await git(repo.bare, 'rev-parse', RESULTS).then((s) => s.trim()),
+  });
+  const none = await cli(['history', 'nothing-here'], { cwd: clone });
+  expect(none.stderr).toContain(`Nothing recorded on origin/${RESULTS} for nothing-here`);
+  return table.stderr;
+}

@@ -12,11 +12,13 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_lock_operations_total', 'counter', ['operation', 'result']],
   ['janus_transaction_item_count', 'histogram', []],
   ['janus_health_check_duration_seconds', 'histogram', ['check', 'result']],
+  ['janus_transactions_pruned_total', 'counter', []],
   ['janus_git_polls_total', 'counter', ['result']],
   ['janus_git_poll_duration_seconds', 'histogram', []],
   ['janus_git_pushes_total', 'counter', ['result']],
   ['janus_git_pending_results', 'gauge', []],
   ['janus_git_last_poll_timestamp_seconds', 'gauge', []],
+  ['janus_git_suspended', 'gauge', []],
   ['janus_webhook_requests_total', 'counter', ['outcome', 'provider']],
   ['janus_workqueue_depth', 'gauge', ['name']],
   ['janus_workqueue_adds_total', 'counter', ['name']],
@@ -37,6 +39,8 @@ function exerciseEverything(metrics: Metrics): void {
   metrics.transactionFinished('Committed', 1.5);
   metrics.setActiveTransactions({ Committing: 1 });
   metrics.itemOperation('commit', 'success');
+  metrics.transactionPruned();
+  metrics.setGitSuspended(true);
   metrics.lockOperation('acquire', 'conflict');
   metrics.itemCount(3);
   metrics.gitPoll('success', 0.2);

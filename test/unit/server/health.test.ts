@@ -15,6 +15,16 @@ describe('runChecks', () => {
     expect(report.text).toBe('[+]informers-synced ok\n[+]git-reachable ok\nreadyz check passed\n');
   });
 
+  it('shows the note of a check that passed with something to know', () => {
+    const suspended: NamedCheck = {
+      name: 'git-reachable',
+      check: () => ({ ok: true, detail: 'x', note: 'not checked: the Git side is suspended\nsince today' }),
+    };
+    expect(runChecks('readyz', [ok('informers-synced'), suspended]).text).toBe(
+      '[+]informers-synced ok\n[+]git-reachable ok: not checked: the Git side is suspended since today\nreadyz check passed\n',
+    );
+  });
+
   it('fails when one check fails, naming it with its detail and still listing the others', () => {
     const report = runChecks('readyz', [
       ok('informers-synced'),
