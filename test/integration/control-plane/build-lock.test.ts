@@ -70,6 +70,7 @@ describe('test/kube-testenv/build.sh', () => {
       'etcd',
       'kubectl',
       'kwok',
+      'helm',
     ]) {
       await writeFile(join(out, bin), '#!/bin/sh\n');
       await chmod(join(out, bin), 0o755);
