@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 #
 # Janus: `janus run` (the main job) by default; `docker run <image> controller|validate|...` for
-# the other commands. Node 24 runs the TypeScript sources directly (type stripping): there is no
-# build step, only production dependencies to install.
+# the other commands. The image runs src/ compiled to JavaScript (npm run build, tsconfig.build.json):
+# Node could strip the types itself, but then keeps its compiler and both forms of every module in
+# memory, 30 MiB more resident for the controller.
 #
 # The base image is pinned by its exact version tag (Node 24.21.0 on Debian trixie, slim); the
 # same tag in both stages, so the modules are installed by the Node that runs them. Renovate
@@ -17,7 +18,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-# ── Runtime: sources, production modules, a non-root user, a writable cache only. ──
+# ── src/ compiled to dist/, with the dev dependencies that takes (TypeScript, Node's types). ──
+FROM ${NODE_IMAGE} AS compile
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+RUN npm ci --ignore-scripts
+COPY src ./src
+RUN npm run build
+
+# ── Runtime: the compiled program, production modules, a non-root user, a writable cache only. ──
 FROM ${NODE_IMAGE}
 ARG VERSION=0.1.0
 ARG REVISION=unknown
@@ -34,12 +43,11 @@ RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack 
       /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
+COPY --from=compile /app/dist ./dist
 COPY package.json ./
-COPY bin ./bin
-COPY src ./src
 # The only path Janus writes: with readOnlyRootFilesystem, mount an emptyDir here (manifests/deployment.yaml).
 RUN mkdir -p /var/cache/janus && chown 10001:10001 /var/cache/janus
 USER 10001:10001
 EXPOSE 8080
-ENTRYPOINT ["node", "--max-semi-space-size=16", "src/cli/main.ts"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "dist/cli/main.js"]
 CMD ["run"]

@@ -5,6 +5,7 @@
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
 import { type CountingProxy, startApiProxy } from '../support/api-proxy.ts';
+import { buildDist } from '../support/build.ts';
 import { type ControllerProcess, startController } from '../support/controller-process.ts';
 import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
 import { startTestEnvironment, type TestEnvironment } from '../support/test-env.ts';
@@ -21,6 +22,7 @@ export interface Bench {
 }
 
 export async function startBench(): Promise<Bench> {
+  buildDist(); // controllers run the compiled entry point, as the image does
   const env = await startTestEnvironment();
   const client = await KubeClient.load({ kubeconfig: env.info.kubeconfigs.admin });
   const discovery = new Discovery(client);

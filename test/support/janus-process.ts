@@ -7,6 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NODE_FLAGS } from '../../src/cli/node-flags.ts';
+import { SHIPPED_MAIN } from './build.ts';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
 import { reapOnExit } from './reap.ts';
@@ -25,9 +26,9 @@ export interface JanusProcess {
   opsUrl(): Promise<string>;
 }
 
-/** `node src/cli/main.ts <command> <args>`, with the Node flags the image uses. */
+/** `node dist/cli/main.js <command> <args>` (built by buildDist), with the Node flags the image uses. */
 export function entryArgs(command: string, args: readonly string[]): string[] {
-  return [...NODE_FLAGS, join(REPO_ROOT, 'src/cli/main.ts'), command, ...args];
+  return [...NODE_FLAGS, join(REPO_ROOT, SHIPPED_MAIN), command, ...args];
 }
 
 /** Starts `janus <command> <args>`; stdout and stderr go to `logFile`. No ambient KUBECONFIG. */

@@ -12,14 +12,12 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import type * as ControlPlaneModule from '../../../test/support/control-plane.ts';
-import type * as ManifestsModule from '../../../test/support/manifests.ts';
-import type * as TestEnvModule from '../../../test/support/test-env.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { loadKubeConfig } from '../../kube/connection.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../kube/resources.ts';
 import type { Cleanup } from './cleanup.ts';
 import type { Narrator } from './progress.ts';
+import type { ControlPlaneApi, ManifestsApi, TestEnvApi } from './support-api.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '../../..');
 const SUPPORT = join(REPO_ROOT, 'test/support');
@@ -54,7 +52,7 @@ function onPath(tool: string, args: string[]): boolean {
 }
 
 export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): Promise<DemoCluster> {
-  const { buildControlPlane, startControlPlane } = await load<typeof ControlPlaneModule>('control-plane.ts');
+  const { buildControlPlane, startControlPlane } = await load<ControlPlaneApi>('control-plane.ts');
   narrator.step(
     'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from source.',
   );
@@ -84,8 +82,8 @@ export function existingCluster(adminKubeconfig: string, workDir: string): DemoC
 
 /** Installs the CRD, the janus-system namespace and the controller's RBAC, as manifests/ defines them. */
 export async function installJanus(cluster: DemoCluster, workDir: string): Promise<void> {
-  const { controllerManifests } = await load<typeof TestEnvModule>('test-env.ts');
-  const { applyManifests } = await load<typeof ManifestsModule>('manifests.ts');
+  const { controllerManifests } = await load<TestEnvApi>('test-env.ts');
+  const { applyManifests } = await load<ManifestsApi>('manifests.ts');
   const admin = await adminObjects(cluster.adminKubeconfig);
   try {
     await applyManifests(admin, await controllerManifests());
@@ -99,7 +97,7 @@ export async function installJanus(cluster: DemoCluster, workDir: string): Promi
 
 /** Applies examples/setup/*.yaml: the shop namespace, its workloads, the deployer ServiceAccount. */
 export async function installExampleShop(cluster: DemoCluster): Promise<void> {
-  const { applyManifests, readManifests } = await load<typeof ManifestsModule>('manifests.ts');
+  const { applyManifests, readManifests } = await load<ManifestsApi>('manifests.ts');
   const setup = join(EXAMPLES, 'setup');
   const files = (await readdir(setup)).filter((f) => f.endsWith('.yaml')).sort();
   const admin = await adminObjects(cluster.adminKubeconfig);

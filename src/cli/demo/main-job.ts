@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { NODE_FLAGS } from '../node-flags.ts';
 
 export interface MainJob {
@@ -24,7 +24,8 @@ export interface MainJob {
 }
 
 export function startMainJob(opts: { args: string[]; logFile: string; cwd: string }): MainJob {
-  const main = join(import.meta.dirname, '../main.ts');
+  // main.ts from the sources, main.js from a build (dist/).
+  const main = join(import.meta.dirname, `../main${extname(import.meta.filename)}`);
   const log = createWriteStream(opts.logFile);
   const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, main, 'run', ...opts.args], {
     cwd: opts.cwd,

@@ -1,8 +1,8 @@
 /**
  * The container image without a Docker engine: rebuilds the runtime stage's file set from the
- * Dockerfile (its COPY lines, and for node_modules exactly the packages `npm ci --omit=dev`
- * installs, per package-lock.json), then checks that every module reachable from
- * src/cli/main.ts resolves there and that the commands run from that copy.
+ * Dockerfile (its COPY lines; for node_modules exactly the packages `npm ci --omit=dev` installs,
+ * per package-lock.json; for dist/ what `npm run build` compiles), then checks that every module
+ * reachable from dist/cli/main.js resolves there and that the commands run from that copy.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_FLAGS } from '../../../src/cli/node-flags.ts';
+import { buildDist, SHIPPED_MAIN } from '../../support/build.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { copies, execForm, inContext, lastValue, parseDockerfile, type Stage } from './dockerfile.ts';
 
@@ -19,6 +20,7 @@ let image = '';
 let app = '';
 let runtime: Stage;
 let build: Stage;
+let compile: Stage;
 
 /** Copies a tree with hard links (same file system as the repository: fast, no extra space). */
 async function linkTree(
@@ -49,9 +51,11 @@ async function productionPackages(): Promise<string[]> {
 beforeAll(async () => {
   const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   const named = dockerfile.stages.find((s) => s.name === 'build');
+  const compiling = dockerfile.stages.find((s) => s.name === 'compile');
   const last = dockerfile.stages.at(-1);
-  if (!named || !last) throw new Error('the Dockerfile needs a build stage and a runtime stage');
-  [build, runtime] = [named, last];
+  if (!named || !compiling || !last)
+    throw new Error('the Dockerfile needs a build stage, a compile stage and a runtime stage');
+  [build, compile, runtime] = [named, compiling, last];
   const dockerignore = await readFile(join(REPO_ROOT, '.dockerignore'), 'utf8');
   image = await mkdtemp(join(tmpdir(), 'janus-image-'));
   app = join(image, lastValue(runtime, 'WORKDIR') ?? '/');
@@ -67,6 +71,12 @@ beforeAll(async () => {
           (n) => n === 'node_modules',
         );
       }
+      continue;
+    }
+    if (copy.from === 'compile') {
+      // What the compile stage built: src/ compiled by tsconfig.build.json (npm run build).
+      expect(copy.sources).toEqual(['/app/dist']);
+      buildDist(resolve(app, copy.destination));
       continue;
     }
     for (const source of copy.sources) {
@@ -108,7 +118,7 @@ const packageName = (specifier: string) =>
     : (specifier.split('/')[0] as string);
 
 function janus(args: string[]) {
-  return spawnSync(process.execPath, ['src/cli/main.ts', ...args], {
+  return spawnSync(process.execPath, [SHIPPED_MAIN, ...args], {
     cwd: app,
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '' },
@@ -128,9 +138,25 @@ describe('the container image', () => {
     expect(existsSync(join(app, 'test'))).toBe(false);
   });
 
+  it('compiles src/ to JavaScript in a stage of its own, and ships the JavaScript only', async () => {
+    const run = compile.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
+    expect(run).toMatch(/npm ci\b/);
+    expect(run).toMatch(/npm run build/);
+    const pkg = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    expect(existsSync(join(app, SHIPPED_MAIN))).toBe(true);
+    expect(existsSync(join(app, 'src'))).toBe(false);
+    expect(existsSync(join(app, 'dist/cli/main.ts'))).toBe(false);
+  });
+
   it('runs as a numeric non-root user, from a pinned Node 24 base, janus run by default', () => {
     expect(lastValue(runtime, 'USER')).toMatch(/^[1-9]\d*(:\d+)?$/);
-    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', ...NODE_FLAGS, 'src/cli/main.ts']);
+    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', ...NODE_FLAGS, SHIPPED_MAIN]);
     expect(execForm(runtime, 'CMD')).toEqual(['run']);
   });
 
@@ -171,7 +197,7 @@ describe('the container image', () => {
     );
   });
 
-  it('resolves every module reachable from src/cli/main.ts with production dependencies only', async () => {
+  it('resolves every module reachable from dist/cli/main.js with production dependencies only', async () => {
     const dependencies = Object.keys(
       (
         JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
@@ -180,7 +206,7 @@ describe('the container image', () => {
       ).dependencies,
     );
     const seen = new Set<string>();
-    const queue = [join(app, 'src/cli/main.ts')];
+    const queue = [join(app, SHIPPED_MAIN)];
     const bare = new Set<string>();
     while (queue.length > 0) {
       const file = queue.pop() as string;
@@ -193,7 +219,7 @@ describe('the container image', () => {
             existsSync(target),
             `${relative(app, file)} imports ${specifier}, missing in the image`,
           ).toBe(true);
-          if (target.endsWith('.ts')) queue.push(target);
+          if (target.endsWith('.js')) queue.push(target);
         } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) {
           bare.add(specifier);
           expect(
@@ -210,7 +236,7 @@ describe('the container image', () => {
     );
   });
 
-  it('runs janus --help, every command --help, and bin/janus from the copy', () => {
+  it('runs janus --help and every command --help from the copy', () => {
     const help = janus(['--help']);
     expect(help.status, help.stderr).toBe(0);
     const commands = [...help.stdout.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1] as string);
@@ -232,15 +258,14 @@ describe('the container image', () => {
       expect(result.stdout).toContain(`Usage: janus ${command}`);
       expect(result.stderr).toBe('');
     }
-    const bin = spawnSync(process.execPath, ['bin/janus', '--version'], { cwd: app, encoding: 'utf8' });
-    expect(bin.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(janus(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('starts bin/janus through its #! line, with the Node flags the image uses', async () => {
-    const shebang = (await readFile(join(app, 'bin/janus'), 'utf8')).split('\n')[0];
+  it("starts a checkout's bin/janus through its #! line, with the Node flags the image uses", async () => {
+    const shebang = (await readFile(join(REPO_ROOT, 'bin/janus'), 'utf8')).split('\n')[0];
     expect(shebang).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
     const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
-    const direct = spawnSync(join(app, 'bin/janus'), ['--version'], { env, encoding: 'utf8' });
+    const direct = spawnSync(join(REPO_ROOT, 'bin/janus'), ['--version'], { env, encoding: 'utf8' });
     expect(direct.stdout.trim(), direct.stderr).toMatch(/^\d+\.\d+\.\d+/);
   });
 
