@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { apiCost } from './api-cost.ts';
+import { footprint } from './footprint.ts';
 import { gitLatency } from './git-latency.ts';
 import { gitPoll } from './git-poll.ts';
 import { startBench } from './harness.ts';
@@ -19,7 +20,7 @@ import { resultsPush } from './results-push.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
 
-const ALL = ['api', 'throughput', 'latency', 'memory', 'git', 'health'] as const;
+const ALL = ['api', 'throughput', 'latency', 'memory', 'footprint', 'git', 'health'] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
 
@@ -30,6 +31,7 @@ try {
   if (selected.includes('throughput')) results.Throughput = await throughput(bench, 5);
   if (selected.includes('latency')) results.Latency = await latency(bench, 7);
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
+  if (selected.includes('footprint')) results['History and retention'] = await footprint(bench);
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('git'))
     results.Git = {
