@@ -4,6 +4,7 @@
  * else explains it), and a suspension that holds across a restart and shows in /readyz, the
  * metrics and `janus status`, until resume materializes what landed meanwhile.
  */
+import { appendFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
@@ -16,10 +17,15 @@ const ns = useNamespace(clients, 'git-control');
 const server = useGitServer();
 const run = useJanus(clients);
 
-const cli = (command: string, repo: string, ...args: string[]) =>
-  janus([command, '--repo', repo, '--controller-namespace', 'janus-system', ...args], {
+/** Set JANUS_DOC_OUT=<file> to keep what each command printed (docs/cli.md shows it). */
+const cli = async (command: string, repo: string, ...args: string[]) => {
+  const result = await janus([command, '--repo', repo, '--controller-namespace', 'janus-system', ...args], {
     kubeconfig: clients.kubeconfigs.admin,
   });
+  const out = process.env.JANUS_DOC_OUT;
+  if (out) await appendFile(out, `$ janus ${command} ${args.join(' ')}\n${result.stderr}`);
+  return result;
+};
 
 async function metric(url: string, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -85,6 +91,8 @@ describe('janus suspend and janus resume', () => {
     await eventually(async () => {
       const ready = await fetch(`${ops}/readyz`);
       expect(ready.status).toBe(200);
+      const text = await ready.clone().text();
+      if (process.env.JANUS_DOC_OUT) await appendFile(process.env.JANUS_DOC_OUT, `$ curl /readyz\n${text}`);
       expect(await ready.text()).toMatch(
         /\[\+\]git-reachable ok: not checked: the Git side is suspended since .*: change freeze/,
       );
