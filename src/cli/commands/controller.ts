@@ -252,6 +252,10 @@ Uses the current kubeconfig, or the in-cluster configuration inside a pod. With 
 replica, leader election on a Lease keeps exactly one active; a new leader finishes the
 transactions the old one left in flight. SIGTERM finishes the current steps, then exits.
 
+Finished Transactions are pruned by the retention policy (--retain-last, --retain-min-age,
+--rollback-window; docs/operations.md, Retention); one materialized from Git is kept, since only
+janus run knows whether its outcome is on the results branch yet.
+
 Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
   flags: CONTROLLER_FLAGS,
   async run(values) {

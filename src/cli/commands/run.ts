@@ -47,8 +47,13 @@ every directory is refused until one is named). The controller's namespace and k
 directory that uses anything else is refused and reported on the results branch, file and line.
 
 A webhook from the Git host (POST /webhook on the operations server, or on a listener of its
-own with --webhook-bind-address; see docs/webhooks.md) triggers an immediate poll; polling
-continues regardless. With more than one replica, leader election keeps exactly one active.
+own with --webhook-bind-address; see docs/webhooks.md) triggers an immediate poll, and so does
+janus poll; polling continues regardless. janus suspend stops it until janus resume. With more
+than one replica, leader election keeps exactly one active.
+
+Finished Transactions are pruned by the retention policy (--retain-last, --retain-min-age,
+--rollback-window; docs/operations.md, Retention), one from Git only once its outcome is on the
+results branch, which stays the permanent record (janus history).
 
 What a repository can cost is bounded: one fetch (--max-fetch-bytes), each file (1 MiB, checked
 before it is inflated), and the YAML in it (nesting, aliases, errors); see docs/git.md, Limits.
