@@ -25,11 +25,14 @@ export interface HistoryEntry {
 
 /** The entry a results commit makes, or undefined when it records no transaction (a baseline, a merge). */
 export function historyEntryOf(commit: CommitInfo): HistoryEntry | undefined {
-  const trailers = parseTrailers(commit.message);
+  // Anyone who may push to the results branch writes these messages: nothing of them reaches a
+  // terminal as a control sequence.
+  const message = printable(commit.message);
+  const trailers = parseTrailers(message);
   const transaction = trailers[TRAILER_TRANSACTION];
   const phase = trailers[TRAILER_PHASE];
   if (!transaction || !phase) return undefined;
-  const detail = detailOf(commit.message.split('\n', 1)[0] ?? '', transaction, phase);
+  const detail = detailOf(message.split('\n', 1)[0] ?? '', transaction, phase);
   const source = trailers[TRAILER_SOURCE];
   return {
     record: commit.oid,
@@ -39,6 +42,12 @@ export function historyEntryOf(commit: CommitInfo): HistoryEntry | undefined {
     ...(detail && { detail }),
     ...(source && { source }),
   };
+}
+
+/** The text with control characters (escape sequences, carriage returns…) but newlines replaced by "?". */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** "shop/web: Committed (3/3 changes)" → "3/3 changes"; "shop/web: edit ignored (…)" → "edit ignored (…)". */

@@ -55,6 +55,18 @@ describe('historyEntryOf', () => {
     expect(historyEntryOf(commit(message))?.detail).toBe('edit ignored (already materialized)');
   });
 
+  it('turns control characters from the message into "?", so no escape sequence reaches a terminal', () => {
+    const message = formatCommitMessage('shop/web: Committed (\u001b[2J\u001b]0;owned\u0007)', [], {
+      transaction: 'shop/web',
+      phase: 'Committed',
+    });
+    const entry = historyEntryOf(
+      commit(message.replace('Janus-Phase: Committed', 'Janus-Phase: Commit\u001b[31mted')),
+    );
+    expect(entry?.detail).toBe('Committed (?[2J?]0;owned?)');
+    expect(entry?.phase).toBe('Commit?[31mted');
+  });
+
   it('skips commits that record no transaction', () => {
     expect(historyEntryOf(commit('Record 3 existing directories as baseline\n'))).toBeUndefined();
     expect(historyEntryOf(commit('x\n\nJanus-Phase: Committed\n'))).toBeUndefined();
