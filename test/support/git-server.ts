@@ -87,6 +87,16 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
+/** A new local repository on branch main with one commit holding a README: a repository janus run can watch. */
+export async function localRepository(prefix: string, readme: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await git(dir, 'init', '--quiet', '--initial-branch=main');
+  await writeFile(join(dir, 'README.md'), readme);
+  await git(dir, 'add', '.');
+  await git(dir, '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'Start');
+  return dir;
+}
+
 export async function startGitServer(options: GitServerOptions = {}): Promise<GitServer> {
   const root = await mkdtemp(join(tmpdir(), 'janus-git-server-'));
   const children = new Set<ChildProcess>();

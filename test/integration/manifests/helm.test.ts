@@ -14,24 +14,23 @@
  * of its own and reconciles a sample namespace of its own. The CRD is shared: the chart keeps it
  * in crds/, which helm installs when missing, skips when present, and never deletes.
  */
-import { execFile, type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { loadKubeConfig } from '../../../src/kube/connection.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { eventually } from '../../support/eventually.ts';
+import { localRepository } from '../../support/git-server.ts';
 import { useClients } from '../../support/kube.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { execForm, parseDockerfile } from './dockerfile.ts';
 import { type Container, type PodProcess, runContainer } from './pod.ts';
 
-const run = promisify(execFile);
 const clients = useClients();
 const kube = inject('kube');
 const tool = (name: string) => (kube.binDir ? join(kube.binDir, name) : name);
@@ -135,23 +134,7 @@ function comparable(obj: KubeObject): unknown {
 
 beforeAll(async () => {
   helmHome = await mkdtemp(join(tmpdir(), 'janus-helm-home-'));
-  repo = await mkdtemp(join(tmpdir(), 'janus-helm-repo-'));
-  const git = (...args: string[]) =>
-    run('git', [
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@example.com',
-      '-c',
-      'commit.gpgsign=false',
-      '-C',
-      repo,
-      ...args,
-    ]);
-  await git('init', '--quiet', '--initial-branch=main');
-  await writeFile(join(repo, 'README.md'), 'Transactions for the Helm install test.\n');
-  await git('add', '.');
-  await git('commit', '--quiet', '-m', 'Start');
+  repo = await localRepository('janus-helm-repo-', 'Transactions for the Helm install test.\n');
   // As a cluster administrator would prepare it: Pod Security "restricted", like janus-system.
   await clients.admin.create({
     apiVersion: 'v1',

@@ -4,23 +4,21 @@
  * nodes are simulated by kwok: its pods report Ready, but no process runs) and watching it take
  * manifests/samples' Transaction to Committed.
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { loadKubeConfig } from '../../../src/kube/connection.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { eventually } from '../../support/eventually.ts';
+import { localRepository } from '../../support/git-server.ts';
 import { useClients } from '../../support/kube.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { execForm, parseDockerfile } from './dockerfile.ts';
 import { type Container, type PodProcess, runContainer } from './pod.ts';
 
-const run = promisify(execFile);
 const clients = useClients();
 const kube = inject('kube');
 const kubectlPath = kube.binDir ? join(kube.binDir, 'kubectl') : 'kubectl';
@@ -42,23 +40,7 @@ let repo = '';
 let pod: PodProcess | undefined;
 
 beforeAll(async () => {
-  repo = await mkdtemp(join(tmpdir(), 'janus-install-repo-'));
-  const git = (...args: string[]) =>
-    run('git', [
-      '-c',
-      'user.name=t',
-      '-c',
-      'user.email=t@example.com',
-      '-c',
-      'commit.gpgsign=false',
-      '-C',
-      repo,
-      ...args,
-    ]);
-  await git('init', '--quiet', '--initial-branch=main');
-  await writeFile(join(repo, 'README.md'), 'Transactions for the install test.\n');
-  await git('add', '.');
-  await git('commit', '--quiet', '-m', 'Start');
+  repo = await localRepository('janus-install-repo-', 'Transactions for the install test.\n');
 });
 
 afterAll(async () => {
