@@ -2,9 +2,11 @@
  * The shape of a `janus` command: its flags (each with an environment variable), its help, and
  * its run function. Parsing is node:util's parseArgs; help is generated from the definitions.
  */
+
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { parseDuration } from '../api/duration.ts';
 import {
   DEFAULT_CONTROLLER_NAMESPACE,
   PolicyError,
@@ -253,6 +255,15 @@ export const LOG_FLAGS = {
     description: 'fatal, error, warn, info, debug or trace',
   },
 } as const satisfies Flags;
+
+/** A duration flag in milliseconds; a value that is not one is a UsageError naming the flag. */
+export function durationFlag(value: string, flag: string): number {
+  try {
+    return parseDuration(value);
+  } catch (e) {
+    throw new UsageError(`--${flag}: ${(e as Error).message}`);
+  }
+}
 
 export function positiveInt(value: string, flag: string): number {
   const n = Number(value);

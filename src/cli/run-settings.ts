@@ -4,11 +4,11 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseDuration } from '../api/duration.ts';
 import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import { parseByteSize } from './byte-size.ts';
 import {
+  durationFlag,
   type Flags,
   policyFromFlags,
   TRANSACTION_DIRECTORY_FLAGS,
@@ -177,12 +177,7 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
   if (!values.repo)
     throw new UsageError('--repo (or JANUS_REPO) is required: an https:// URL or a local path');
   const policy = policyFromFlags(values, controllerNamespace(values['controller-namespace']));
-  let pollIntervalMs: number;
-  try {
-    pollIntervalMs = parseDuration(values['poll-interval']);
-  } catch (e) {
-    throw new UsageError(`--poll-interval: ${(e as Error).message}`);
-  }
+  const pollIntervalMs = durationFlag(values['poll-interval'], 'poll-interval');
   if (pollIntervalMs < 1000) throw new UsageError('--poll-interval: must be at least 1s');
   const initial = values.initial;
   if (initial !== 'baseline' && initial !== 'apply') {

@@ -1,9 +1,8 @@
 /** Waiting for a Transaction to reach an outcome (`--wait`), reporting each phase it passes. */
 
-import { parseDuration } from '../api/duration.ts';
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { type Flags, UsageError } from './command.ts';
+import { durationFlag, type Flags, UsageError } from './command.ts';
 import { onInterrupt } from './interrupt.ts';
 import type { Sink } from './output.ts';
 import { observeTransactions } from './transactions.ts';
@@ -24,11 +23,7 @@ export const WAIT_FLAGS = {
 } as const satisfies Flags;
 
 export function parseTimeout(value: string): number {
-  try {
-    return parseDuration(value);
-  } catch (e) {
-    throw new UsageError(`--timeout: ${(e as Error).message}`);
-  }
+  return durationFlag(value, 'timeout');
 }
 
 /** "RollingBack (RollbackRequested)" — what a phase line says. */

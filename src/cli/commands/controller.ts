@@ -1,6 +1,5 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseDuration } from '../../api/duration.ts';
 import type { TransactionController } from '../../controller/controller.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
@@ -8,7 +7,7 @@ import { Metrics } from '../../metrics/index.ts';
 import { DEFAULT_RETENTION, fromGit, type RetentionPolicy } from '../../retention/select.ts';
 import { LeaderElector, type LeaderTimings, leaderTimingsProblem } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
-import { defineCommand, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
+import { defineCommand, durationFlag, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
 import {
   informersSyncedCheck,
   logApiRequests,
@@ -140,13 +139,8 @@ export function retentionPolicy(values: {
     throw new UsageError(
       `--retain-last: expected a whole number (0 or more), got "${values['retain-last']}"`,
     );
-  const ms = (flag: 'retain-min-age' | 'rollback-window' | 'prune-interval') => {
-    try {
-      return parseDuration(values[flag]);
-    } catch (e) {
-      throw new UsageError(`--${flag}: ${(e as Error).message}`);
-    }
-  };
+  const ms = (flag: 'retain-min-age' | 'rollback-window' | 'prune-interval') =>
+    durationFlag(values[flag], flag);
   const policy = { keepLast, minAgeMs: ms('retain-min-age'), rollbackWindowMs: ms('rollback-window') };
   const intervalMs = ms('prune-interval');
   if (intervalMs < 1000) throw new UsageError('--prune-interval: must be at least 1s');
@@ -158,13 +152,7 @@ export function leaderTimings(values: {
   'leader-renew-deadline': string;
   'leader-retry-period': string;
 }): LeaderTimings {
-  const ms = (flag: keyof typeof values) => {
-    try {
-      return parseDuration(values[flag]);
-    } catch (e) {
-      throw new UsageError(`--${flag}: ${(e as Error).message}`);
-    }
-  };
+  const ms = (flag: keyof typeof values) => durationFlag(values[flag], flag);
   const timings = {
     leaseDurationMs: Math.ceil(ms('leader-lease-duration') / 1000) * 1000,
     renewDeadlineMs: ms('leader-renew-deadline'),
