@@ -36,7 +36,8 @@ function run(cmd: string, args: string[], env: Record<string, string>) {
   child.stdout?.on('data', (c: Buffer) => {
     stdout += c.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': only then has all of its output been read (CI once saw the exit first).
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const kill = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
