@@ -6,8 +6,8 @@
  * Node's own http/https: at a controller's request rates it is as fast as undici, and undici's
  * module costs about 20 MB of resident memory in every process.
  */
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import type { Agent, IncomingMessage } from 'node:http';
+import { http, https } from '../node-builtins.ts';
 import { type Credentials, credentialsFor } from './credentials.ts';
 import { KubeConnectionError } from './errors.ts';
 import { type KubeConfig, KubeConfigError } from './kubeconfig.ts';
@@ -46,7 +46,7 @@ export class Connection {
   readonly server: URL;
   /** The kubeconfig context it was made from, for error messages. */
   readonly context: string;
-  readonly agent: http.Agent;
+  readonly agent: Agent;
   readonly userAgent: string;
   readonly #credentials: Credentials;
   readonly #observers = new Set<RequestObserver>();

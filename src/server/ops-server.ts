@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '../log/index.ts';
+import { http } from '../node-builtins.ts';
 import type { WebhookRequestHandler } from '../webhook/index.ts';
 import { gracefulClose } from './graceful-close.ts';
 import type { HealthChecks } from './health.ts';
@@ -67,7 +68,7 @@ async function listen(
   logger: Logger,
   listening: string,
 ): Promise<OpsServer> {
-  const server = createServer(handler);
+  const server = http.createServer(handler);
   const close = gracefulClose(server, CLOSE_GRACE_MS);
   // The webhook path faces the Internet: do not let slow clients hold sockets open for minutes.
   server.headersTimeout = 10_000;
