@@ -1,5 +1,5 @@
-import { Gauge, type Registry } from 'prom-client';
 import { PHASES, type Phase } from '../api/v1alpha1/index.ts';
+import { Gauge, type Registry } from './prom.ts';
 
 export type PhaseCounts = Partial<Record<Phase, number>>;
 

@@ -1,4 +1,4 @@
-import { exponentialBuckets } from 'prom-client';
+import { exponentialBuckets } from './prom.ts';
 
 /** 0.05 s to 3277 s (~55 min): a transaction takes from a fraction of a second to its deadline. */
 export const TRANSACTION_DURATION_BUCKETS = exponentialBuckets(0.05, 2, 17);

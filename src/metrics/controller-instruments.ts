@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { RECONCILE_BUCKETS } from './buckets.ts';
 import { RECONCILE_RESULTS } from './labels.ts';
+import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
 /** The saga controller's loop and its leader election. */
 export function controllerInstruments(registry: Registry) {

@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { GIT_POLL_BUCKETS } from './buckets.ts';
 import { GIT_POLL_RESULTS, GIT_PUSH_RESULTS } from './labels.ts';
+import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
 /** The Git side: polling the watched branch, pushing results, and the webhooks that nudge polls. */
 export function gitInstruments(registry: Registry) {

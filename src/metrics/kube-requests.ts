@@ -1,6 +1,6 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
 import type { RequestRecord } from '../kube/connection.ts';
 import { KUBE_REQUEST_BUCKETS } from './buckets.ts';
+import { Counter, Histogram, type Registry } from './prom.ts';
 
 /** Anything that reports Kubernetes API requests: a kube Connection. */
 export interface RequestSource {

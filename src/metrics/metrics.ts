@@ -1,4 +1,3 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Phase } from '../api/v1alpha1/index.ts';
 import type { RequestRecord } from '../kube/connection.ts';
 import type { WebhookOutcome, WebhookProvider } from '../webhook/index.ts';
@@ -22,6 +21,7 @@ import type {
   ReconcileResult,
   TransactionOutcome,
 } from './labels.ts';
+import { collectDefaultMetrics, Registry } from './prom.ts';
 import { type TransactionInstruments, transactionInstruments } from './transaction-instruments.ts';
 import {
   bindWorkQueue,
@@ -63,7 +63,7 @@ export class Metrics {
     this.#workQueues = workQueueInstruments(this.registry);
     this.#kube = kubeRequestInstruments(this.registry);
     this.#controller = controllerInstruments(this.registry);
-    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'janus_' });
+    if (options.defaultMetrics) collectDefaultMetrics(this.registry, 'janus_');
   }
 
   /** The Content-Type of `text()`: the Prometheus text format 0.0.4. */

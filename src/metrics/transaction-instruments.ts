@@ -1,4 +1,3 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
 import { ITEM_COUNT_BUCKETS, TRANSACTION_DURATION_BUCKETS } from './buckets.ts';
 import {
   HEALTH_CHECK_RESULTS,
@@ -8,6 +7,7 @@ import {
   OPERATION_RESULTS,
   TRANSACTION_OUTCOMES,
 } from './labels.ts';
+import { Counter, Histogram, type Registry } from './prom.ts';
 
 /** The saga's metrics, except the active gauge (see active-transactions.ts). */
 export function transactionInstruments(registry: Registry) {

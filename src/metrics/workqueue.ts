@@ -1,5 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { WORKQUEUE_BUCKETS } from './buckets.ts';
+import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
 /**
  * What a work queue reports, under client-go's metric names (`janus_workqueue_*{name}`) so the
