@@ -4,7 +4,6 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { parseDuration } from '../api/duration.ts';
 import {
@@ -14,6 +13,7 @@ import {
   repositoryPolicy,
 } from '../gitops/policy.ts';
 import { EXPECTED_ERROR } from '../log/describe-error.ts';
+import { util } from '../node-builtins.ts';
 
 export interface Flag {
   type: 'string' | 'boolean';
@@ -74,9 +74,9 @@ export function parse<F extends Flags>(
   for (const [name, flag] of Object.entries(command.flags)) {
     options[name] = { type: flag.type, ...(flag.short && { short: flag.short }) };
   }
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: ReturnType<typeof util.parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = util.parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
     throw new UsageError(`${(e as Error).message}\nRun 'janus ${command.name} --help' for usage.`);
   }
