@@ -34,3 +34,15 @@ export async function cpuMeter(
     },
   };
 }
+
+/**
+ * In MiB, from /proc/<pid>/status: VmRSS, resident now; VmHWM, the most it has been resident;
+ * RssFile, the resident pages of files (mostly the program's own code); RssAnon, the rest.
+ */
+export async function memoryMiB(
+  pid: number,
+  field: 'VmRSS' | 'VmHWM' | 'RssFile' | 'RssAnon' = 'VmRSS',
+): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+}

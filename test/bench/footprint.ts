@@ -13,11 +13,11 @@
  * 3. The controller's resident memory and restart cost once pruned, against 10,000 unpruned
  *    (the memory benchmark): a restart lists what the policy retains, not what was ever applied.
  */
-import { readFile } from 'node:fs/promises';
 import { LABEL_TRANSACTION } from '../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../src/kube/resources.ts';
 import { DEFAULT_RETENTION } from '../../src/retention/select.ts';
 import { cmTarget, configMap, getTxn, transaction, txnRef } from '../support/saga.ts';
+import { memoryMiB } from './cpu.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 
@@ -27,11 +27,6 @@ const DAY_MS = 24 * 3_600_000;
 const KiB = 1024;
 
 const bytes = (object: unknown) => Buffer.byteLength(JSON.stringify(object));
-
-async function residentMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
 
 /** Runs one 5-change transaction; returns the bytes of the Transaction and of its store, and the store's data. */
 async function sample(b: Bench): Promise<{ txn: number; store: number; storeData: Record<string, string> }> {
@@ -121,7 +116,7 @@ export async function footprint(b: Bench): Promise<Record<string, Figure>> {
   const pruneSeconds = (performance.now() - started) / 1000;
   await timeUntil(async () => (await count('ConfigMap')) <= expected, 900_000, 2_000); // the garbage collector
   await new Promise((r) => setTimeout(r, 5_000));
-  const prunedRss = await residentMiB(controller.child.pid ?? 0);
+  const prunedRss = await memoryMiB(controller.child.pid ?? 0);
   await controller.stop();
   // A restart over the pruned history: its LIST and its memory.
   b.proxy.reset();
@@ -132,7 +127,7 @@ export async function footprint(b: Bench): Promise<Record<string, Figure>> {
   const readySeconds = (performance.now() - t0) / 1000;
   const restartRequests = b.proxy.requests.filter((r) => !r.watch).length;
   await new Promise((r) => setTimeout(r, 5_000));
-  const restartRss = await residentMiB(restarted.child.pid ?? 0);
+  const restartRss = await memoryMiB(restarted.child.pid ?? 0);
   await restarted.stop();
   const retained = await count('Transaction');
   const perTransaction = one.txn + one.store;

@@ -1,16 +1,10 @@
 /** Resident memory of the controller with 10,000 finished Transactions in the cluster. */
-import { readFile } from 'node:fs/promises';
 import { cmTarget, transaction } from '../support/saga.ts';
+import { memoryMiB } from './cpu.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 
 const COUNT = 10_000;
-
-/** VmRSS: resident now; VmHWM: the most it has been resident. */
-async function memoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-}
 
 export async function memory(b: Bench, runs: number): Promise<Record<string, Figure>> {
   const ns = await b.namespace('memory');

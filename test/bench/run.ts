@@ -3,7 +3,10 @@
  * with its median and spread, to test/bench/results/latest.json and latest.md.
  *
  *   npm run bench                      # everything
- *   npm run bench -- api latency       # some of: api, throughput, latency, memory, git, health
+ *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
+ *                                      # side-by-side, git, health
+ *
+ * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,10 +20,11 @@ import { healthGate } from './health-gate.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
 import { resultsPush } from './results-push.ts';
+import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-side.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
 
-const ALL = ['api', 'throughput', 'latency', 'memory', 'footprint', 'git', 'health'] as const;
+const ALL = ['api', 'throughput', 'latency', 'memory', 'footprint', 'side-by-side', 'git', 'health'] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
 
@@ -32,6 +36,8 @@ try {
   if (selected.includes('latency')) results.Latency = await latency(bench, 7);
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
   if (selected.includes('footprint')) results['History and retention'] = await footprint(bench);
+  if (selected.includes('side-by-side'))
+    results['Side by side with the Go operator'] = outcomeFigures('Janus', await sideBySideJanus(bench));
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('git'))
     results.Git = {
@@ -42,6 +48,13 @@ try {
 } finally {
   await bench.close();
 }
+// On a control plane of its own, once Janus's has stopped: both CRDs are named transactions.tx.janus.io.
+const priorArt = process.env.JANUS_PRIOR_ART_SRC;
+if (selected.includes('side-by-side') && priorArt)
+  Object.assign(
+    results['Side by side with the Go operator'] ?? {},
+    outcomeFigures('Go operator', await sideBySidePriorArt(priorArt)),
+  );
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${execFileSync('uname', ['-sr'], { encoding: 'utf8' }).trim()}`;
 const at = new Date().toISOString();
