@@ -6,10 +6,25 @@
  * - 4 MB semi-spaces: V8 sizes its young generation from the machine's memory (128 MB on a
  *   24 GiB node, mostly empty), and a controller allocates little between bursts.
  * - --optimize-for-size: a heap that grows less eagerly and is given back sooner.
- * Measured on 2026-11-24, same machine, paired runs (test/bench/results): the controller with
- * 10,000 finished Transactions is resident at 103 MiB (was 155 MiB with 16 MB semi-spaces alone,
- * 139 MiB with 4 MB alone); CPU and latency did not move beyond the runs' noise: 50 transactions
- * drained in 8.4 s (was 9.2 s), controller CPU 29 ms per transaction (was 32), an idle poll of a
- * 20,000-commit repository 120 ms of CPU (was 135), one new commit 762 ms (was 732).
+ * - No JIT tiers (--no-sparkplug --no-maglev --no-turbofan): JavaScript runs in V8's bytecode
+ *   interpreter. A controller's CPU goes to parsing and serializing JSON, TLS and HTTP, which are
+ *   native code either way; the compilers' own code (8 MiB of the node binary that stays
+ *   resident once touched) and the machine code they emit cost more memory than they save
+ *   CPU. WebAssembly (fetch's HTTP parser) is not affected.
+ *
+ * Measured on 2026-11-24, one machine, the side-by-side workload (test/bench/side-by-side.ts:
+ * 100 transactions of 5 changes): resident 30 s after, 63 MiB without the JIT tiers against
+ * 78 MiB with them (the Go operator: 60 MiB); controller CPU for the 100, 2.7–3.3 s against
+ * 2.3–2.9 s, yet 28 against 32 ms per transaction in the throughput benchmark; a 10-change
+ * transaction Committed in 226 ms against 275 ms, push → Committed with the webhook 779 ms
+ * against 702 ms (medians of 7; the ranges overlap); an idle Git poll of 20,000 commits 143
+ * against 107 ms of CPU. Re-measure (npm run bench) when Node's major version changes. Earlier,
+ * the two heap flags took the controller holding 10,000 finished Transactions from 155 to 103 MiB.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--optimize-for-size'];
+export const NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=4',
+  '--optimize-for-size',
+  '--no-sparkplug',
+  '--no-maglev',
+  '--no-turbofan',
+];
