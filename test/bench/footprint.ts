@@ -17,8 +17,8 @@ import { LABEL_TRANSACTION } from '../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../src/kube/resources.ts';
 import { DEFAULT_RETENTION } from '../../src/retention/select.ts';
 import { cmTarget, configMap, getTxn, transaction, txnRef } from '../support/saga.ts';
-import { memoryMiB } from './cpu.ts';
 import { type Bench, timeUntil } from './harness.ts';
+import { memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';
 
 const HISTORY = 10_000;

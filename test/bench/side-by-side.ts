@@ -20,9 +20,16 @@ import { CORE_MAPPINGS, Discovery, type KubeObject, Objects } from '../../src/ku
 import { buildControlPlane, startControlPlane } from '../support/control-plane.ts';
 import { applyManifests, readManifests } from '../support/manifests.ts';
 import { reapOnExit } from '../support/reap.ts';
-import { ALL_ON_CONFIGMAPS, cmTarget, configMap, serviceAccount, transaction } from '../support/saga.ts';
-import { cpuSeconds, memoryMiB } from './cpu.ts';
+import {
+  ALL_ON_CONFIGMAPS,
+  cmTarget,
+  configMap,
+  serviceAccount,
+  transaction,
+  txnRef,
+} from '../support/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
+import { cpuSeconds, memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';
 
 const ROUNDS = 2;
@@ -86,10 +93,17 @@ async function runWorkload(admin: Objects, ns: string, pid: number, subject: Sub
   };
 }
 
-function janusSubject(b: Bench, ns: string): Subject {
+/** How many Transactions of `ns` are Committed: the same field in both CRDs. */
+async function committedIn(admin: Objects, ns: string): Promise<number> {
+  const list = await admin.list('tx.janus.io/v1alpha1', 'Transaction', ns);
+  return list.items.filter((t) => (t as { status?: { phase?: string } }).status?.phase === 'Committed')
+    .length;
+}
+
+function janusSubject(admin: Objects, ns: string): Subject {
   return {
     async submit(name, targets) {
-      await b.admin.create(
+      await admin.create(
         transaction(
           ns,
           name,
@@ -101,22 +115,12 @@ function janusSubject(b: Bench, ns: string): Subject {
         ),
       );
     },
-    async committed() {
-      const list = await b.admin.list('tx.janus.io/v1alpha1', 'Transaction', ns);
-      return list.items.filter((t) => (t as { status?: { phase?: string } }).status?.phase === 'Committed')
-        .length;
-    },
+    committed: () => committedIn(admin, ns),
   };
 }
 
 /** The same workload through the Go operator's API: a Transaction, its ResourceChanges, then sealed. */
 function priorArtSubject(admin: Objects, ns: string): Subject {
-  const txn = (name: string) => ({
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    name,
-    namespace: ns,
-  });
   return {
     async submit(name, targets) {
       const created = await admin.create({
@@ -151,13 +155,9 @@ function priorArtSubject(admin: Objects, ns: string): Subject {
           } as KubeObject),
         ),
       );
-      await admin.patch(txn(name), { spec: { sealed: true } }, 'application/merge-patch+json');
+      await admin.patch(txnRef(ns, name), { spec: { sealed: true } }, 'application/merge-patch+json');
     },
-    async committed() {
-      const list = await admin.list('tx.janus.io/v1alpha1', 'Transaction', ns);
-      return list.items.filter((t) => (t as { status?: { phase?: string } }).status?.phase === 'Committed')
-        .length;
-    },
+    committed: () => committedIn(admin, ns),
   };
 }
 
@@ -166,7 +166,7 @@ export async function sideBySideJanus(b: Bench): Promise<Outcome> {
   const ns = await b.namespace('side-by-side');
   const controller = await b.controller(ns, ['--no-leader-elect', '--concurrency=16']);
   try {
-    return await runWorkload(b.admin, ns, controller.child.pid ?? 0, janusSubject(b, ns));
+    return await runWorkload(b.admin, ns, controller.child.pid ?? 0, janusSubject(b.admin, ns));
   } finally {
     await controller.stop();
   }

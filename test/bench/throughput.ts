@@ -12,8 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION, PLURAL, type Transaction } from '../../src/api/v1alpha1/index.ts';
 import { KubeApiError } from '../../src/kube/errors.ts';
 import { cmTarget, configMap, transaction } from '../support/saga.ts';
-import { cpuMeter } from './cpu.ts';
 import type { Bench } from './harness.ts';
+import { cpuMeter } from './proc.ts';
 import { type Figure, figure } from './stats.ts';
 
 const TRANSACTIONS = 50;

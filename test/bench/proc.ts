@@ -1,4 +1,4 @@
-/** CPU time of processes, from /proc: where a benchmark's work was done, whatever the wall clock. */
+/** CPU time and memory of processes, from /proc: where a benchmark's work was done, whatever the wall clock. */
 import { readFile } from 'node:fs/promises';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
