@@ -49,5 +49,5 @@ COPY package.json ./
 RUN mkdir -p /var/cache/janus && chown 10001:10001 /var/cache/janus
 USER 10001:10001
 EXPOSE 8080
-ENTRYPOINT ["node", "--max-semi-space-size=4", "--optimize-for-size", "--no-sparkplug", "--no-maglev", "--no-turbofan", "dist/cli/main.js"]
+ENTRYPOINT ["node", "dist/cli/launch.js"]
 CMD ["run"]

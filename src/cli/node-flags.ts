@@ -1,16 +1,17 @@
 /**
- * Node flags every long-running janus process starts with: the Dockerfile's ENTRYPOINT and
- * bin/janus's #! line (tests check both), the demo's main job, and the processes tests start.
+ * Node flags per kind of process, applied by the entry point (launch.ts) for the image and
+ * bin/janus alike, and by the demo for its main job.
  *
- * Memory is what Janus gave away against the Go operator, so V8 is told to favour it:
- * - 4 MB semi-spaces: V8 sizes its young generation from the machine's memory (128 MB on a
- *   24 GiB node, mostly empty), and a controller allocates little between bursts.
+ * Long-running processes (`janus run`, `janus controller`) are tuned for memory, which is what
+ * Janus gave away against the Go operator:
+ * - --max-semi-space-size=4: V8 sizes its young generation from the machine's memory (128 MB on
+ *   a 24 GiB node, mostly empty), and a controller allocates little between bursts.
  * - --optimize-for-size: a heap that grows less eagerly and is given back sooner.
  * - No JIT tiers (--no-sparkplug --no-maglev --no-turbofan): JavaScript runs in V8's bytecode
  *   interpreter. A controller's CPU goes to parsing and serializing JSON, TLS and HTTP, which are
  *   native code either way; the compilers' own code (8 MiB of the node binary that stays
- *   resident once touched) and the machine code they emit cost more memory than they save
- *   CPU. WebAssembly (fetch's HTTP parser) is not affected.
+ *   resident once touched) and the machine code they emit cost more memory than they save CPU.
+ *   WebAssembly (fetch's HTTP parser) is not affected.
  *
  * Measured on 2026-11-24, one machine, the side-by-side workload (test/bench/side-by-side.ts:
  * 100 transactions of 5 changes): resident 30 s after, 63 MiB without the JIT tiers against
@@ -18,13 +19,31 @@
  * 2.3–2.9 s, yet 28 against 32 ms per transaction in the throughput benchmark; a 10-change
  * transaction Committed in 226 ms against 275 ms, push → Committed with the webhook 779 ms
  * against 702 ms (medians of 7; the ranges overlap); an idle Git poll of 20,000 commits 143
- * against 107 ms of CPU. Re-measure (npm run bench) when Node's major version changes. Earlier,
- * the two heap flags took the controller holding 10,000 finished Transactions from 155 to 103 MiB.
+ * against 107 ms of CPU. Earlier, the two heap flags took the controller holding 10,000 finished
+ * Transactions from 155 to 103 MiB. Re-measure (npm run bench) when Node's major version changes.
+ *
+ * One-shot commands (validate, plan, status, history, demo …) run with V8's defaults: they are
+ * CPU-bound and short, and a CI runner or a laptop has the memory. `janus validate` of 400
+ * directories (2,400 manifests): 5.3 s and 215 MiB peak with the defaults, 20.8 s and 74 MiB with
+ * the long-running flags (2026-11-25, npm run bench -- cli).
  */
-export const NODE_FLAGS: readonly string[] = [
+export const LONG_RUNNING_NODE_FLAGS: readonly string[] = [
   '--max-semi-space-size=4',
   '--optimize-for-size',
   '--no-sparkplug',
   '--no-maglev',
   '--no-turbofan',
 ];
+
+/** The commands that run until stopped. */
+export const LONG_RUNNING_COMMANDS: ReadonlySet<string> = new Set(['run', 'controller']);
+
+/** The Node flags `janus <command>` runs with. */
+export function nodeFlagsFor(command: string | undefined): readonly string[] {
+  return command !== undefined && LONG_RUNNING_COMMANDS.has(command) ? LONG_RUNNING_NODE_FLAGS : [];
+}
+
+/** The flags `command` needs that a process started with `execArgv` lacks. */
+export function missingNodeFlags(command: string | undefined, execArgv: readonly string[]): string[] {
+  return nodeFlagsFor(command).filter((flag) => !execArgv.includes(flag));
+}

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './manifests.ts';
 
-/** The image's entry point, relative to the repository (and to /app in the image). */
-export const SHIPPED_MAIN = 'dist/cli/main.js';
+/** The image's entry point, relative to the repository (and to /app in the image): it picks the Node flags, then runs main.js. */
+export const SHIPPED_MAIN = 'dist/cli/launch.js';
 
 /** Compiles src/ into `outDir` (default dist/) with tsconfig.build.json; throws with tsc's output on failure. */
 export function buildDist(outDir = join(REPO_ROOT, 'dist')): void {

@@ -6,7 +6,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { SHIPPED_MAIN } from './build.ts';
 import { eventually } from './eventually.ts';
 import { REPO_ROOT } from './manifests.ts';
@@ -26,9 +25,9 @@ export interface JanusProcess {
   opsUrl(): Promise<string>;
 }
 
-/** `node dist/cli/main.js <command> <args>` (built by buildDist), with the Node flags the image uses. */
+/** `node dist/cli/launch.js <command> <args>` (built by buildDist): the image's entry point, which picks the Node flags. */
 export function entryArgs(command: string, args: readonly string[]): string[] {
-  return [...NODE_FLAGS, join(REPO_ROOT, SHIPPED_MAIN), command, ...args];
+  return [join(REPO_ROOT, SHIPPED_MAIN), command, ...args];
 }
 
 /** Starts `janus <command> <args>`; stdout and stderr go to `logFile`. No ambient KUBECONFIG. */

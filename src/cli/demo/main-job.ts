@@ -8,7 +8,6 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { NODE_FLAGS } from '../node-flags.ts';
 
 export interface MainJob {
   readonly pid: number | undefined;
@@ -24,10 +23,10 @@ export interface MainJob {
 }
 
 export function startMainJob(opts: { args: string[]; logFile: string; cwd: string }): MainJob {
-  // main.ts from the sources, main.js from a build (dist/).
-  const main = join(import.meta.dirname, `../main${extname(import.meta.filename)}`);
+  // The entry point that picks the Node flags: launch.ts from the sources, launch.js from a build.
+  const launcher = join(import.meta.dirname, `../launch${extname(import.meta.filename)}`);
   const log = createWriteStream(opts.logFile);
-  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, main, 'run', ...opts.args], {
+  const child: ChildProcess = spawn(process.execPath, [launcher, 'run', ...opts.args], {
     cwd: opts.cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

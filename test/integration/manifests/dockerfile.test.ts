@@ -4,15 +4,28 @@
  * per package-lock.json; for dist/ what `npm run build` compiles), then checks that every module
  * reachable from dist/cli/main.js resolves there and that the commands run from that copy.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { link, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { builtinModules, createRequire, stripTypeScriptTypes } from 'node:module';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_FLAGS } from '../../../src/cli/node-flags.ts';
+import { LONG_RUNNING_NODE_FLAGS } from '../../../src/cli/node-flags.ts';
 import { buildDist, SHIPPED_MAIN } from '../../support/build.ts';
+import { eventually } from '../../support/eventually.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { copies, execForm, inContext, lastValue, parseDockerfile, type Stage } from './dockerfile.ts';
 
@@ -156,7 +169,7 @@ describe('the container image', () => {
 
   it('runs as a numeric non-root user, from a pinned Node 24 base, janus run by default', () => {
     expect(lastValue(runtime, 'USER')).toMatch(/^[1-9]\d*(:\d+)?$/);
-    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', ...NODE_FLAGS, SHIPPED_MAIN]);
+    expect(execForm(runtime, 'ENTRYPOINT')).toEqual(['node', SHIPPED_MAIN]);
     expect(execForm(runtime, 'CMD')).toEqual(['run']);
   });
 
@@ -261,12 +274,61 @@ describe('the container image', () => {
     expect(janus(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it("starts a checkout's bin/janus through its #! line, with the Node flags the image uses", async () => {
-    const shebang = (await readFile(join(REPO_ROOT, 'bin/janus'), 'utf8')).split('\n')[0];
-    expect(shebang).toBe(`#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+  it("starts a checkout's bin/janus through its #! line and the same launcher", async () => {
+    const [shebang, , , entry] = (await readFile(join(REPO_ROOT, 'bin/janus'), 'utf8')).split('\n');
+    expect(shebang).toBe('#!/usr/bin/env node');
+    expect(entry).toBe("import '../src/cli/launch.ts';");
     const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
     const direct = spawnSync(join(REPO_ROOT, 'bin/janus'), ['--version'], { env, encoding: 'utf8' });
     expect(direct.stdout.trim(), direct.stderr).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('runs long-running commands with the memory flags and one-shot commands without them', async () => {
+    // An API server that accepts connections and never answers: each command stays in flight
+    // long enough to read the flags its process really runs with, from /proc.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const home = await mkdtemp(join(tmpdir(), 'janus-flags-'));
+    const kubeconfig = join(home, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]\n` +
+        'users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n',
+    );
+    const flagsOf = async (args: string[]) => {
+      const child = spawn(process.execPath, [SHIPPED_MAIN, ...args], {
+        cwd: app,
+        env: { PATH: process.env.PATH ?? '', HOME: home, KUBECONFIG: kubeconfig },
+        stdio: 'ignore',
+      });
+      try {
+        // The launcher replaces itself (same PID) once it knows the flags; main then connects.
+        await eventually(async () => {
+          expect((await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0')).toContain(args[0]);
+          expect(silentConnections).toBeGreaterThan(seen);
+        });
+        return (await readFile(`/proc/${child.pid}/cmdline`, 'utf8'))
+          .split('\0')
+          .filter((a) => a.startsWith('--'));
+      } finally {
+        seen = silentConnections;
+        child.kill('SIGKILL');
+      }
+    };
+    let silentConnections = 0;
+    let seen = 0;
+    silent.on('connection', () => silentConnections++);
+    try {
+      expect(await flagsOf(['controller', '--no-leader-elect'])).toEqual(
+        expect.arrayContaining([...LONG_RUNNING_NODE_FLAGS]),
+      );
+      const oneShot = await flagsOf(['status', '--all-namespaces']);
+      for (const flag of LONG_RUNNING_NODE_FLAGS) expect(oneShot).not.toContain(flag);
+    } finally {
+      silent.close();
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('says janus demo needs a source checkout (exit 2), instead of failing on a missing file', () => {
