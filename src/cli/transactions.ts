@@ -1,10 +1,10 @@
 /** Reading, watching and annotating Transactions, as the person running the CLI. */
 import { API_VERSION, PLURAL, type Transaction } from '../api/v1alpha1/index.ts';
 import { type KubeClient, PatchType, type WatchEvent } from '../kube/client.ts';
-import { isConflict, isGone, isNotFound, isTransient } from '../kube/errors.ts';
+import { isConflict, isGone, isNotFound } from '../kube/errors.ts';
 import type { ObjectList } from '../kube/resources.ts';
 import { UsageError } from './command.ts';
-import { RETRY_DELAY_MS, retryUntilAborted, sleep, withRetries } from './retry.ts';
+import { isWorthRetrying, RETRY_DELAY_MS, retryUntilAborted, sleep, withRetries } from './retry.ts';
 
 export function transactionsPath(namespace: string | undefined, name?: string, sub?: string): string {
   const base = `/apis/${API_VERSION}${namespace ? `/namespaces/${namespace}` : ''}/${PLURAL}`;
@@ -141,7 +141,7 @@ export async function* observeTransactions(
     } catch (e) {
       if (signal.aborted) return;
       if (isGone(e)) cache.resourceVersion = undefined;
-      else if (isTransient(e)) await sleep(RETRY_DELAY_MS, signal);
+      else if (isWorthRetrying(e)) await sleep(RETRY_DELAY_MS, signal);
       else throw e;
     }
   }

@@ -131,6 +131,20 @@ export const isAlreadyExists = (e: unknown): e is KubeApiError =>
 export const isConflict = (e: unknown): e is KubeApiError =>
   hasStatus(e, 409) && e.reason !== 'AlreadyExists';
 
+/** Network codes that mean nothing answers at the server's address: no listener, no such host, no route. */
+const SERVER_ABSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * A server that is not there, or not the server the kubeconfig trusts (a TLS failure): unlike
+ * a dropped connection or a busy server, waiting a few seconds changes nothing for a one-shot
+ * command, so the CLI says so at once, as kubectl does. Long-running processes still retry
+ * (the API server may be restarting).
+ */
+export function isServerAbsent(e: unknown): boolean {
+  if (!(e instanceof KubeConnectionError) || e.code === undefined) return false;
+  return SERVER_ABSENT_CODES.has(e.code) || /CERT|^ERR_TLS_|^ERR_SSL_/.test(e.code);
+}
+
 /** Errors worth retrying unchanged: throttling, server trouble, and the network. */
 export function isTransient(e: unknown): boolean {
   if (e instanceof KubeApiError) return e.status === 429 || e.status >= 500;

@@ -83,6 +83,19 @@ describe('errors on the command line', () => {
     expect(result.code).toBe(1);
   });
 
+  it('does not wait on a server that is not there: janus wait ends at once, not at its timeout', async () => {
+    const server = `https://127.0.0.1:${await closedPort()}`;
+    const kubeconfig = await kubeconfigFor(server, 'kind-dev');
+
+    // Before, a refused connection counted as passing trouble: wait retried it until --timeout.
+    const result = await janus(['wait', 'deploy-v2', '--timeout', '1h', '--kubeconfig', kubeconfig]);
+
+    expect(result.stderr).toBe(
+      `janus: cannot reach the API server ${server} (context "kind-dev"): connect ECONNREFUSED\n`,
+    );
+    expect(result.code).toBe(1);
+  });
+
   it('names a kubeconfig file that does not exist, from the flag or $KUBECONFIG (exit 1)', async () => {
     const missing = join(await scratchDir(), 'no-such-kubeconfig');
     const expected = `janus: cannot read kubeconfig ${missing}: ENOENT: no such file or directory, open '${missing}'\n`;
