@@ -22,6 +22,14 @@
  * against 107 ms of CPU. Earlier, the two heap flags took the controller holding 10,000 finished
  * Transactions from 155 to 103 MiB. Re-measure (npm run bench) when Node's major version changes.
  *
+ * What they cost on the Git side's heaviest path, the poll of one commit that adds 400 transaction
+ * directories (2,400 manifests; test/bench/cli.ts; CPU seconds of the polling process, a loaded
+ * machine, 2026-11-25): V8's defaults 12.5 s (peak 549 MiB); --max-semi-space-size=4 alone 11.9 s
+ * (450 MiB): free; --optimize-for-size alone 27.6 s; no JIT tiers alone 34.3 s (522 MiB); all
+ * five 48.5 s (361 MiB). The last two trade seconds of CPU on big commits for resident MiB at
+ * rest; which to keep for `janus run` is open (issue 26) until the controller's heavy paths are
+ * measured the same way.
+ *
  * One-shot commands (validate, plan, status, history, demo …) run with V8's defaults: they are
  * CPU-bound and short, and a CI runner or a laptop has the memory. `janus validate` of 400
  * directories (2,400 manifests): 5.3 s and 215 MiB peak with the defaults, 20.8 s and 74 MiB with

@@ -4,7 +4,7 @@
  *
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
- *                                      # side-by-side, git, health
+ *                                      # side-by-side, git, health, cli
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts).
  */
@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { apiCost } from './api-cost.ts';
+import { cli } from './cli.ts';
 import { footprint } from './footprint.ts';
 import { gitLatency } from './git-latency.ts';
 import { gitPoll } from './git-poll.ts';
@@ -24,7 +25,17 @@ import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-s
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
 
-const ALL = ['api', 'throughput', 'latency', 'memory', 'footprint', 'side-by-side', 'git', 'health'] as const;
+const ALL = [
+  'api',
+  'throughput',
+  'latency',
+  'memory',
+  'footprint',
+  'side-by-side',
+  'git',
+  'health',
+  'cli',
+] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
 
@@ -39,6 +50,7 @@ try {
   if (selected.includes('side-by-side'))
     results['Side by side with the Go operator'] = outcomeFigures('Janus', await sideBySideJanus(bench));
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
+  if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),
