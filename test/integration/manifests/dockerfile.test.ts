@@ -2,7 +2,7 @@
  * The container image without a Docker engine: rebuilds the runtime stage's file set from the
  * Dockerfile (its COPY lines; for node_modules exactly the packages `npm ci --omit=dev` installs,
  * per package-lock.json; for dist/ what `npm run build` compiles), then checks that every module
- * reachable from dist/cli/main.js resolves there and that the commands run from that copy.
+ * reachable from the entry point resolves there and that the commands run from that copy.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -210,7 +210,7 @@ describe('the container image', () => {
     );
   });
 
-  it('resolves every module reachable from dist/cli/main.js with production dependencies only', async () => {
+  it('resolves every module reachable from the entry point (dist/cli/launch.js) with production dependencies only', async () => {
     const dependencies = Object.keys(
       (
         JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
