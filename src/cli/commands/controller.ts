@@ -1,6 +1,7 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TransactionController } from '../../controller/controller.ts';
+import { instanceOf, instanceProblem, leaderElectionId } from '../../controller/installation.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
@@ -28,6 +29,13 @@ export const CONTROLLER_FLAGS = {
     env: 'JANUS_WATCH_NAMESPACE',
     placeholder: 'namespace',
     description: 'reconcile Transactions in this namespace only (default: all namespaces)',
+  },
+  instance: {
+    type: 'string',
+    env: 'JANUS_INSTANCE',
+    placeholder: 'name',
+    description:
+      'handle only Transactions labelled tx.janus.io/instance=<name>, for several installations in one cluster (default: only those without the label; docs/operations.md, Several installations)',
   },
   'controller-namespace': {
     type: 'string',
@@ -93,9 +101,9 @@ export const CONTROLLER_FLAGS = {
   'leader-election-id': {
     type: 'string',
     env: 'JANUS_LEADER_ELECTION_ID',
-    default: 'janus-controller',
     placeholder: 'name',
-    description: 'name of the leader-election Lease in the controller namespace',
+    description:
+      'name of the leader-election Lease in the controller namespace (default: janus-controller, or janus-controller-<instance> with --instance)',
   },
   'leader-lease-duration': {
     type: 'string',
@@ -170,6 +178,14 @@ export function leaderTimings(values: {
     );
   }
   return timings;
+}
+
+/** The installation's instance (--instance), checked; undefined for the default installation. */
+export function instanceFlag(value: string | undefined): string | undefined {
+  const instance = instanceOf(value);
+  const problem = instance === undefined ? undefined : instanceProblem(instance);
+  if (problem) throw new UsageError(`--instance: ${problem}`);
+  return instance;
 }
 
 export function controllerNamespace(flag: string | undefined): string {
@@ -252,6 +268,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const timings = leaderTimings(values);
     const concurrency = positiveInt(values.concurrency, 'concurrency');
     const retention = retentionPolicy(values);
+    const instance = instanceFlag(values.instance);
     const client = await KubeClient.load({
       kubeconfig: values.kubeconfig,
       context: values.context,
@@ -272,7 +289,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: values['leader-election-id'],
+      leaseName: leaderElectionId(values['leader-election-id'], instance),
       leaderElect,
       timings,
       log,
@@ -282,6 +299,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
+          instance,
           concurrency,
           metrics,
           log,

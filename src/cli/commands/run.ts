@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { TransactionController } from '../../controller/controller.ts';
+import { leaderElectionId } from '../../controller/installation.ts';
 import {
   type CredentialsProvider,
   credentialsProvider,
@@ -27,6 +28,7 @@ import { informersSyncedCheck, logApiRequests, startOps, startTransactionControl
 import { gitSettings, RUN_FLAGS } from '../run-settings.ts';
 import {
   controllerNamespace,
+  instanceFlag,
   leaderTimings,
   loggerFor,
   retentionPolicy,
@@ -66,6 +68,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const log = loggerFor(values['log-level'], 'janus');
     const concurrency = positiveInt(values.concurrency, 'concurrency');
     const retention = retentionPolicy(values);
+    const instance = instanceFlag(values.instance);
     const timings = leaderTimings(values);
     const webhookSecret = settings.webhookSecret && (await readWebhookSecret(settings.webhookSecret));
     const client = await KubeClient.load({
@@ -144,7 +147,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: values['leader-election-id'],
+      leaseName: leaderElectionId(values['leader-election-id'], instance),
       leaderElect: values['leader-elect'] && !values['no-leader-elect'],
       timings,
       log,
@@ -154,6 +157,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
+          instance,
           concurrency,
           metrics,
           log,
@@ -177,6 +181,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
             pollIntervalMs: settings.pollIntervalMs,
             controllerNamespace: namespace,
             watchNamespace: values.namespace,
+            instance,
             context,
             metrics,
             log,
