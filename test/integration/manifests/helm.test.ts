@@ -211,6 +211,32 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(chart.map(id).filter((i) => clusterScoped.has(i))).toEqual([]);
   });
 
+  it('renders two releases side by side in one namespace with no object, leader Lease or Transactions in common', () => {
+    const settingsOf = (objects: KubeObject[], release: string) =>
+      byId(objects).get(`ConfigMap ${NAMESPACE}/${release}-settings`)?.data as Record<string, string>;
+    const envOf = (objects: KubeObject[], release: string) =>
+      Object.fromEntries(
+        (
+          podTemplate(byId(objects).get(`Deployment ${NAMESPACE}/${release}`)).spec.containers[0]?.env ?? []
+        ).map((e) => [e.name, e.value]),
+      );
+    const blue = template('janus-blue', NAMESPACE, '--set', 'instance=blue');
+    const green = template('janus-green', NAMESPACE, '--set', 'instance=green');
+    const shared = blue.map(id).filter((i) => byId(green).has(i));
+    expect(shared).toEqual(['CustomResourceDefinition /transactions.tx.janus.io']);
+    // Each leads under a Lease named after its release, and handles the Transactions of its instance.
+    expect(envOf(blue, 'janus-blue').JANUS_LEADER_ELECTION_ID).toBe('janus-blue-controller');
+    expect(envOf(green, 'janus-green').JANUS_LEADER_ELECTION_ID).toBe('janus-green-controller');
+    expect(settingsOf(blue, 'janus-blue').JANUS_INSTANCE).toBe('blue');
+    expect(settingsOf(green, 'janus-green').JANUS_INSTANCE).toBe('green');
+    // Without the value: the default installation (Transactions without the label), as manifests/.
+    expect(settingsOf(template(RELEASE, NAMESPACE), RELEASE)).not.toHaveProperty('JANUS_INSTANCE');
+    // An instance that could not be a label value is refused before anything is installed.
+    const refused = helm(['template', 'janus-red', CHART, '--set', 'instance=Red_1']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/instance/);
+  });
+
   it('renders the webhook listener, a Secret from values and the ServiceMonitor when asked to', () => {
     const chart = byId(
       template(
@@ -392,11 +418,11 @@ describe('the Helm chart manifests/helm/janus', () => {
       namespace: SAMPLE_NAMESPACE,
     });
     expect(greeting.data).toEqual({ message: 'Hello from Janus' });
-    // It took the leader Lease in the release's namespace, not in janus-system.
+    // It took the leader Lease in the release's namespace, not in janus-system, named after the release.
     const lease = await clients.admin.get({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      name: 'janus-controller',
+      name: `${RELEASE}-controller`,
       namespace: NAMESPACE,
     });
     expect((lease.spec as { holderIdentity?: string }).holderIdentity).toBeTruthy();
