@@ -1,7 +1,7 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TransactionController } from '../../controller/controller.ts';
-import { instanceOf, instanceProblem, leaderElectionId } from '../../controller/installation.ts';
+import { leaderElectionId } from '../../controller/installation.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
@@ -9,6 +9,7 @@ import { DEFAULT_RETENTION, fromGit, type RetentionPolicy } from '../../retentio
 import { LeaderElector, type LeaderTimings, leaderTimingsProblem } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, durationFlag, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
+import { INSTANCE_FLAG, instanceFlag } from '../instance-flag.ts';
 import {
   informersSyncedCheck,
   logApiRequests,
@@ -30,13 +31,7 @@ export const CONTROLLER_FLAGS = {
     placeholder: 'namespace',
     description: 'reconcile Transactions in this namespace only (default: all namespaces)',
   },
-  instance: {
-    type: 'string',
-    env: 'JANUS_INSTANCE',
-    placeholder: 'name',
-    description:
-      'handle only Transactions labelled tx.janus.io/instance=<name>, for several installations in one cluster (default: only those without the label; docs/operations.md, Several installations)',
-  },
+  ...INSTANCE_FLAG,
   'controller-namespace': {
     type: 'string',
     env: 'JANUS_CONTROLLER_NAMESPACE',
@@ -180,14 +175,6 @@ export function leaderTimings(values: {
   return timings;
 }
 
-/** The installation's instance (--instance), checked; undefined for the default installation. */
-export function instanceFlag(value: string | undefined): string | undefined {
-  const instance = instanceOf(value);
-  const problem = instance === undefined ? undefined : instanceProblem(instance);
-  if (problem) throw new UsageError(`--instance: ${problem}`);
-  return instance;
-}
-
 export function controllerNamespace(flag: string | undefined): string {
   if (flag) return flag;
   if (existsSync(IN_CLUSTER_NAMESPACE)) return readFileSync(IN_CLUSTER_NAMESPACE, 'utf8').trim();
@@ -255,6 +242,10 @@ when a change fails, rollback. Transactions created with kubectl run exactly lik
 Uses the current kubeconfig, or the in-cluster configuration inside a pod. With more than one
 replica, leader election on a Lease keeps exactly one active; a new leader finishes the
 transactions the old one left in flight. SIGTERM finishes the current steps, then exits.
+
+Several installations in one cluster: each started with its own --instance handles only the
+Transactions labelled tx.janus.io/instance=<instance> (the one without: those without the label)
+and leads under a Lease of its own; see docs/operations.md, Several installations.
 
 Finished Transactions are pruned by the retention policy (--retain-last, --retain-min-age,
 --rollback-window; docs/operations.md, Retention); one materialized from Git is kept, since only

@@ -24,11 +24,11 @@ import { fromGit } from '../../retention/select.ts';
 import { VERSION } from '../../version.ts';
 import { createWebhookHandler } from '../../webhook/index.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
+import { instanceFlag } from '../instance-flag.ts';
 import { informersSyncedCheck, logApiRequests, startOps, startTransactionController } from '../ops.ts';
 import { gitSettings, RUN_FLAGS } from '../run-settings.ts';
 import {
   controllerNamespace,
-  instanceFlag,
   leaderTimings,
   loggerFor,
   retentionPolicy,
@@ -56,6 +56,11 @@ than one replica, leader election keeps exactly one active.
 Finished Transactions are pruned by the retention policy (--retain-last, --retain-min-age,
 --rollback-window; docs/operations.md, Retention), one from Git only once its outcome is on the
 results branch, which stays the permanent record (janus history).
+
+Several installations in one cluster: each started with its own --instance handles only the
+Transactions labelled tx.janus.io/instance=<instance> (the one without: those without the label),
+labels those it creates from Git so, and leads under a Lease and keeps a Git cursor of its own;
+see docs/operations.md, Several installations.
 
 What a repository can cost is bounded: one fetch (--max-fetch-bytes), each file (1 MiB, checked
 before it is inflated), and the YAML in it (nesting, aliases, errors); see docs/git.md, Limits.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LABEL_INSTANCE } from '../../../src/api/v1alpha1/index.ts';
+import { UsageError } from '../../../src/cli/command.ts';
+import { instanceFlag } from '../../../src/cli/instance-flag.ts';
 import {
   DEFAULT_LEADER_ELECTION_ID,
   handles,
@@ -35,6 +37,13 @@ describe('an instance name', () => {
     expect(instanceOf(undefined)).toBeUndefined();
     expect(instanceOf('')).toBeUndefined();
     expect(instanceOf('team-a')).toBe('team-a');
+  });
+
+  it('is refused at start as a usage error naming --instance', () => {
+    expect(instanceFlag('')).toBeUndefined();
+    expect(instanceFlag('blue')).toBe('blue');
+    expect(() => instanceFlag('Blue')).toThrow(UsageError);
+    expect(() => instanceFlag('Blue')).toThrow(/^--instance: lowercase letters/);
   });
 
   it('is a DNS label of at most 63 characters (a label value that also fits a Lease name)', () => {
