@@ -267,7 +267,8 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     });
     logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
-    const metrics = new Metrics({ defaultMetrics: true });
+    const leaseName = leaderElectionId(values['leader-election-id'], instance);
+    const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${namespace}/${leaseName}` });
     metrics.observeKubeRequests(client.connection);
     const leaderElect = values['leader-elect'] && !values['no-leader-elect'];
     let controller: TransactionController | undefined;
@@ -280,7 +281,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: leaderElectionId(values['leader-election-id'], instance),
+      leaseName,
       leaderElect,
       timings,
       log,

@@ -83,7 +83,8 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     });
     logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
-    const metrics = new Metrics({ defaultMetrics: true });
+    const leaseName = leaderElectionId(values['leader-election-id'], instance);
+    const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${namespace}/${leaseName}` });
     metrics.observeKubeRequests(client.connection);
     const repository = await GitRepository.open({
       location: settings.repo,
@@ -152,7 +153,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: leaderElectionId(values['leader-election-id'], instance),
+      leaseName,
       leaderElect: values['leader-elect'] && !values['no-leader-elect'],
       timings,
       log,

@@ -52,9 +52,12 @@ const ELECTION = [
   '500ms',
 ];
 
-async function leaderGauge(controller: ControllerProcess): Promise<number> {
+/** janus_leader of a controller's own Lease (its label `lease`: namespace/name). */
+async function leaderGauge(controller: ControllerProcess, lease: string): Promise<number> {
   const text = await (await fetch(`${await controller.opsUrl()}/metrics`)).text();
-  return Number(/^janus_leader (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  const line = `janus_leader{lease="${CONTROLLER_NAMESPACE}/${lease}"} `;
+  const found = text.split('\n').find((l) => l.startsWith(line));
+  return found === undefined ? Number.NaN : Number(found.slice(line.length));
 }
 
 describe('two installations in one cluster', () => {
@@ -111,8 +114,8 @@ describe('two installations in one cluster', () => {
             }),
           ),
         );
-        expect(await leaderGauge(controllerA)).toBe(1);
-        expect(await leaderGauge(controllerB)).toBe(1);
+        expect(await leaderGauge(controllerA, `janus-controller-${a}`)).toBe(1);
+        expect(await leaderGauge(controllerB, `janus-controller-${b}`)).toBe(1);
         return found;
       });
       const holders = leases.map((l) => (l.spec as { holderIdentity?: string }).holderIdentity);
