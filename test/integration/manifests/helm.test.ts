@@ -38,6 +38,8 @@ const tool = (name: string) => (kube.binDir ? join(kube.binDir, name) : name);
 const CHART = 'manifests/helm/janus';
 /** Not "janus": see the top of this file. */
 const RELEASE = 'janus-helm';
+/** A second release beside it, in the same namespace, with an instance of its own. */
+const SECOND_RELEASE = 'janus-helm-green';
 const suffix = randomBytes(3).toString('hex');
 /** The release's namespace, and the namespace its controller reconciles. */
 const NAMESPACE = `janus-helm-${suffix}`;
@@ -47,6 +49,8 @@ const SAMPLE_NAMESPACE = `janus-helm-sample-${suffix}`;
 let helmHome = '';
 let repo = '';
 let pod: PodProcess | undefined;
+/** Every pod process started, stopped after the tests whatever happens. */
+const pods: PodProcess[] = [];
 
 function check(result: SpawnSyncReturns<string>, what: string): string {
   if (result.status !== 0)
@@ -132,6 +136,33 @@ function comparable(obj: KubeObject): unknown {
   return withoutInstance(copy);
 }
 
+/** Runs the container of a release's Deployment as a process, as test/integration/manifests/pod.ts does. */
+async function runReleasePod(release: string): Promise<PodProcess> {
+  const deployment = await clients.admin.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: release,
+    namespace: NAMESPACE,
+  });
+  const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  const entrypoint = execForm(
+    dockerfile.stages.at(-1) ?? { base: '', name: undefined, instructions: [] },
+    'ENTRYPOINT',
+  );
+  if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT');
+  const started = await runContainer({
+    objects: clients.admin,
+    deployment,
+    entrypoint,
+    cwd: REPO_ROOT,
+    caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
+    // The only difference from the Pod: several processes share this host, any free port instead of :8080.
+    overrides: { JANUS_METRICS_BIND_ADDRESS: '127.0.0.1:0' },
+  });
+  pods.push(started);
+  return started;
+}
+
 beforeAll(async () => {
   helmHome = await mkdtemp(join(tmpdir(), 'janus-helm-home-'));
   repo = await localRepository('janus-helm-repo-', 'Transactions for the Helm install test.\n');
@@ -144,12 +175,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (pod && pod.child.exitCode === null) {
-    pod.child.kill('SIGKILL');
-    await pod.exited;
+  for (const running of pods) {
+    if (running.child.exitCode !== null) continue;
+    running.child.kill('SIGKILL');
+    await running.exited;
   }
-  // Normally done by the last test already; this is for a run that stopped before it.
-  helmOnCluster('uninstall', RELEASE, '--namespace', NAMESPACE, '--ignore-not-found');
+  // Normally done by the tests already; this is for a run that stopped before.
+  for (const release of [RELEASE, SECOND_RELEASE])
+    helmOnCluster('uninstall', release, '--namespace', NAMESPACE, '--ignore-not-found');
   for (const name of [NAMESPACE, SAMPLE_NAMESPACE])
     await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
   await rm(helmHome, { recursive: true, force: true });
@@ -358,27 +391,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(bound.status, `${optIn}\n${bound.stderr}`).toBe(0);
     check(kubectl(['apply', '-f', '-'], list(of('ServiceAccount', 'Role', 'RoleBinding'))), 'kubectl apply');
 
-    const deployment = await clients.admin.get({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      name: RELEASE,
-      namespace: NAMESPACE,
-    });
-    const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
-    const entrypoint = execForm(
-      dockerfile.stages.at(-1) ?? { base: '', name: undefined, instructions: [] },
-      'ENTRYPOINT',
-    );
-    if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT');
-    pod = await runContainer({
-      objects: clients.admin,
-      deployment,
-      entrypoint,
-      cwd: REPO_ROOT,
-      caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
-      // The only difference from the Pod: several processes share this host, any free port instead of :8080.
-      overrides: { JANUS_METRICS_BIND_ADDRESS: '127.0.0.1:0' },
-    });
+    pod = await runReleasePod(RELEASE);
     expect(pod.env).toMatchObject({
       JANUS_REPO: repo,
       JANUS_CONTROLLER_NAMESPACE: NAMESPACE,
@@ -429,6 +442,115 @@ describe('the Helm chart manifests/helm/janus', () => {
 
     pod.child.kill('SIGTERM');
     expect(await pod.exited).toBe(0);
+  });
+
+  it('helm install of a second release beside it (instance green): each reconciles only its own Transactions, both lead at once', async () => {
+    const values = join(helmHome, 'green.yaml');
+    const greenRepo = await localRepository('janus-helm-green-', "The second release's repository.\n");
+    await writeFile(
+      values,
+      stringify({
+        git: { repository: greenRepo, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
+        policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
+        watchNamespace: SAMPLE_NAMESPACE,
+        instance: 'green',
+      }),
+    );
+    try {
+      const installed = helmOnCluster(
+        'install',
+        SECOND_RELEASE,
+        CHART,
+        '--namespace',
+        NAMESPACE,
+        '--values',
+        values,
+        '--wait',
+        '--timeout',
+        '2m',
+      );
+      expect(installed.status, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain('only the Transactions labelled tx.janus.io/instance=green');
+      // The sample namespace opts in to the second release too, with its names.
+      check(
+        kubectl([
+          'create',
+          'rolebinding',
+          `${SECOND_RELEASE}-tenant`,
+          '-n',
+          SAMPLE_NAMESPACE,
+          `--clusterrole=${SECOND_RELEASE}-tenant`,
+          `--serviceaccount=${NAMESPACE}:${SECOND_RELEASE}-controller`,
+        ]),
+        'kubectl create rolebinding',
+      );
+      const first = await runReleasePod(RELEASE);
+      const green = await runReleasePod(SECOND_RELEASE);
+      expect(green.env).toMatchObject({
+        JANUS_INSTANCE: 'green',
+        JANUS_LEADER_ELECTION_ID: `${SECOND_RELEASE}-controller`,
+      });
+
+      const txn = (name: string, labels: Record<string, string> | undefined) => ({
+        apiVersion: 'tx.janus.io/v1alpha1',
+        kind: 'Transaction',
+        metadata: { name, namespace: SAMPLE_NAMESPACE, ...(labels && { labels }) },
+        spec: {
+          serviceAccountName: 'sample-deployer',
+          changes: [
+            {
+              target: { apiVersion: 'v1', kind: 'ConfigMap', name: `${name}-made` },
+              type: 'Create',
+              content: { data: { by: name } },
+            },
+          ],
+        },
+      });
+      await clients.admin.create(txn('for-green', { 'tx.janus.io/instance': 'green' }));
+      await clients.admin.create(txn('for-default', undefined));
+      for (const name of ['for-green', 'for-default'])
+        await eventually(
+          async () => {
+            for (const p of [first, green])
+              if (p.child.exitCode !== null)
+                throw new Error(`a container exited:\n${await readFile(p.logFile, 'utf8')}`);
+            const current = (await clients.admin.get({
+              apiVersion: 'tx.janus.io/v1alpha1',
+              kind: 'Transaction',
+              name,
+              namespace: SAMPLE_NAMESPACE,
+            })) as unknown as Transaction;
+            expect(current.status?.phase).toBe('Committed');
+          },
+          { timeoutMs: 120_000 },
+        );
+      // Each told the story of its own transaction only (one line per phase, at info).
+      const [firstLog, greenLog] = [
+        await readFile(first.logFile, 'utf8'),
+        await readFile(green.logFile, 'utf8'),
+      ];
+      expect(greenLog).toContain(`"transaction":"${SAMPLE_NAMESPACE}/for-green"`);
+      expect(greenLog).not.toContain(`${SAMPLE_NAMESPACE}/for-default`);
+      expect(firstLog).toContain(`"transaction":"${SAMPLE_NAMESPACE}/for-default"`);
+      expect(firstLog).not.toContain(`${SAMPLE_NAMESPACE}/for-green`);
+      // Both lead at once, in one namespace, each under the Lease named after its release.
+      for (const release of [RELEASE, SECOND_RELEASE]) {
+        const lease = await clients.admin.get({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          name: `${release}-controller`,
+          namespace: NAMESPACE,
+        });
+        expect((lease.spec as { holderIdentity?: string }).holderIdentity, release).toBeTruthy();
+      }
+      for (const p of [first, green]) {
+        p.child.kill('SIGTERM');
+        expect(await p.exited).toBe(0);
+      }
+    } finally {
+      helmOnCluster('uninstall', SECOND_RELEASE, '--namespace', NAMESPACE, '--wait');
+      await rm(greenRepo, { recursive: true, force: true });
+    }
   });
 
   it('helm upgrade changes a setting and restarts the pods; helm uninstall removes the release and keeps the CRD', async () => {
