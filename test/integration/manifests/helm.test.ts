@@ -136,6 +136,35 @@ function comparable(obj: KubeObject): unknown {
   return withoutInstance(copy);
 }
 
+/** Values that run a release on the sample namespace, from a local repository. */
+function sampleValues(repository: string): Record<string, unknown> {
+  return {
+    // The chart creates the Secret; the token is not needed for a local repository.
+    git: { repository, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
+    policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
+    // Other tests share this cluster: reconcile the sample's namespace only.
+    watchNamespace: SAMPLE_NAMESPACE,
+  };
+}
+
+/** helm install into NAMESPACE; --wait: kwok marks the pods Ready (no process runs in them; see runReleasePod). */
+async function install(release: string, values: Record<string, unknown>): Promise<SpawnSyncReturns<string>> {
+  const file = join(helmHome, `${release}.values.yaml`);
+  await writeFile(file, stringify(values));
+  return helmOnCluster(
+    'install',
+    release,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    '--values',
+    file,
+    '--wait',
+    '--timeout',
+    '2m',
+  );
+}
+
 /** Runs the container of a release's Deployment as a process, as test/integration/manifests/pod.ts does. */
 async function runReleasePod(release: string): Promise<PodProcess> {
   const deployment = await clients.admin.get({
@@ -333,30 +362,7 @@ describe('the Helm chart manifests/helm/janus', () => {
   });
 
   it('helm install: its controller, run as the Deployment would run it, takes a sample Transaction to Committed', async () => {
-    const values = join(helmHome, 'values.yaml');
-    await writeFile(
-      values,
-      stringify({
-        // The chart creates the Secret; the token is not needed for a local repository.
-        git: { repository: repo, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
-        policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
-        // Other tests share this cluster: reconcile the sample's namespace only.
-        watchNamespace: SAMPLE_NAMESPACE,
-      }),
-    );
-    // --wait: kwok marks the pods Ready (no process runs in them; see runContainer below).
-    const installed = helmOnCluster(
-      'install',
-      RELEASE,
-      CHART,
-      '--namespace',
-      NAMESPACE,
-      '--values',
-      values,
-      '--wait',
-      '--timeout',
-      '2m',
-    );
+    const installed = await install(RELEASE, sampleValues(repo));
     expect(installed.status, installed.stderr).toBe(0);
     expect(installed.stderr).not.toMatch(/PodSecurity|would violate/);
     expect(installed.stdout).toMatch(/STATUS: deployed/);
@@ -445,30 +451,9 @@ describe('the Helm chart manifests/helm/janus', () => {
   });
 
   it('helm install of a second release beside it (instance green): each reconciles only its own Transactions, both lead at once', async () => {
-    const values = join(helmHome, 'green.yaml');
     const greenRepo = await localRepository('janus-helm-green-', "The second release's repository.\n");
-    await writeFile(
-      values,
-      stringify({
-        git: { repository: greenRepo, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
-        policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
-        watchNamespace: SAMPLE_NAMESPACE,
-        instance: 'green',
-      }),
-    );
     try {
-      const installed = helmOnCluster(
-        'install',
-        SECOND_RELEASE,
-        CHART,
-        '--namespace',
-        NAMESPACE,
-        '--values',
-        values,
-        '--wait',
-        '--timeout',
-        '2m',
-      );
+      const installed = await install(SECOND_RELEASE, { ...sampleValues(greenRepo), instance: 'green' });
       expect(installed.status, installed.stderr).toBe(0);
       expect(installed.stdout).toContain('only the Transactions labelled tx.janus.io/instance=green');
       // The sample namespace opts in to the second release too, with its names.
