@@ -195,13 +195,17 @@ describe('two installations in one cluster', () => {
     expect(txn.metadata.labels).toEqual({ [LABEL_INSTANCE]: instance, team: 'shop' });
     // Its cursor is its own: another installation watching the same repository does not share it.
     const source = { repository: repo.url, branch: 'main', root: 'transactions' };
-    const cursor = await clients.admin.find({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      namespace: CONTROLLER_NAMESPACE,
-      name: cursorConfigMapName({ ...source, instance }),
-    });
-    expect(cursor).toBeDefined();
+    // Saved once the poll that created the Transaction ends, which may be after it committed.
+    await eventually(async () =>
+      expect(
+        await clients.admin.find({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: CONTROLLER_NAMESPACE,
+          name: cursorConfigMapName({ ...source, instance }),
+        }),
+      ).toBeDefined(),
+    );
     expect(cursorConfigMapName({ ...source, instance })).not.toBe(cursorConfigMapName(source));
   });
 });
