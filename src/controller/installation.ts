@@ -60,8 +60,11 @@ export function withInstanceLabel(
 }
 
 /**
- * The leader Lease's name: `--leader-election-id` when given (the Helm chart passes its release's
- * `<fullname>-controller`), else `janus-controller`, suffixed with the instance when there is one.
+ * The leader Lease's name: `--leader-election-id` when given, else `janus-controller`, suffixed
+ * with the instance when there is one. Named after the instance, not the release or the pod: two
+ * Deployments of one instance in one namespace are one installation, so exactly one acts; named
+ * otherwise, two releases left without an instance would both drive the same Transactions (a
+ * lock names the Transaction, not the controller, so both would believe they hold it).
  */
 export function leaderElectionId(explicit: string | undefined, instance: string | undefined): string {
   if (explicit) return explicit;

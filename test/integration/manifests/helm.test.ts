@@ -273,22 +273,14 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(chart.map(id).filter((i) => clusterScoped.has(i))).toEqual([]);
   });
 
-  it('renders two releases side by side in one namespace with no object, leader Lease or Transactions in common', () => {
+  it('renders two releases side by side in one namespace with no object or Transactions in common', () => {
     const settingsOf = (objects: KubeObject[], release: string) =>
       byId(objects).get(`ConfigMap ${NAMESPACE}/${release}-settings`)?.data as Record<string, string>;
-    const envOf = (objects: KubeObject[], release: string) =>
-      Object.fromEntries(
-        (
-          podTemplate(byId(objects).get(`Deployment ${NAMESPACE}/${release}`)).spec.containers[0]?.env ?? []
-        ).map((e) => [e.name, e.value]),
-      );
     const blue = template('janus-blue', NAMESPACE, '--set', 'instance=blue');
     const green = template('janus-green', NAMESPACE, '--set', 'instance=green');
     const shared = blue.map(id).filter((i) => byId(green).has(i));
     expect(shared).toEqual(['CustomResourceDefinition /transactions.tx.janus.io']);
-    // Each leads under a Lease named after its release, and handles the Transactions of its instance.
-    expect(envOf(blue, 'janus-blue').JANUS_LEADER_ELECTION_ID).toBe('janus-blue-controller');
-    expect(envOf(green, 'janus-green').JANUS_LEADER_ELECTION_ID).toBe('janus-green-controller');
+    // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).
     expect(settingsOf(blue, 'janus-blue').JANUS_INSTANCE).toBe('blue');
     expect(settingsOf(green, 'janus-green').JANUS_INSTANCE).toBe('green');
     // Without the value: the default installation (Transactions without the label), as manifests/.
@@ -437,11 +429,12 @@ describe('the Helm chart manifests/helm/janus', () => {
       namespace: SAMPLE_NAMESPACE,
     });
     expect(greeting.data).toEqual({ message: 'Hello from Janus' });
-    // It took the leader Lease in the release's namespace, not in janus-system, named after the release.
+    // It took the leader Lease in the release's namespace, not in janus-system: janus-controller, as
+    // the default installation (no instance) does.
     const lease = await clients.admin.get({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
-      name: `${RELEASE}-controller`,
+      name: 'janus-controller',
       namespace: NAMESPACE,
     });
     expect((lease.spec as { holderIdentity?: string }).holderIdentity).toBeTruthy();
@@ -471,10 +464,7 @@ describe('the Helm chart manifests/helm/janus', () => {
       );
       const first = await runReleasePod(RELEASE);
       const green = await runReleasePod(SECOND_RELEASE);
-      expect(green.env).toMatchObject({
-        JANUS_INSTANCE: 'green',
-        JANUS_LEADER_ELECTION_ID: `${SECOND_RELEASE}-controller`,
-      });
+      expect(green.env).toMatchObject({ JANUS_INSTANCE: 'green' });
 
       const txn = (name: string, labels: Record<string, string> | undefined) => ({
         apiVersion: 'tx.janus.io/v1alpha1',
@@ -518,15 +508,15 @@ describe('the Helm chart manifests/helm/janus', () => {
       expect(greenLog).not.toContain(`${SAMPLE_NAMESPACE}/for-default`);
       expect(firstLog).toContain(`"transaction":"${SAMPLE_NAMESPACE}/for-default"`);
       expect(firstLog).not.toContain(`${SAMPLE_NAMESPACE}/for-green`);
-      // Both lead at once, in one namespace, each under the Lease named after its release.
-      for (const release of [RELEASE, SECOND_RELEASE]) {
+      // Both lead at once, in one namespace, each under the Lease of its instance.
+      for (const name of ['janus-controller', 'janus-controller-green']) {
         const lease = await clients.admin.get({
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
-          name: `${release}-controller`,
+          name,
           namespace: NAMESPACE,
         });
-        expect((lease.spec as { holderIdentity?: string }).holderIdentity, release).toBeTruthy();
+        expect((lease.spec as { holderIdentity?: string }).holderIdentity, name).toBeTruthy();
       }
       for (const p of [first, green]) {
         p.child.kill('SIGTERM');
