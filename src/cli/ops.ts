@@ -3,6 +3,7 @@
  * and the saga controller they run while they lead.
  */
 import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
+import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
@@ -107,6 +108,8 @@ export function startTransactionController(opts: {
   client: KubeClient;
   controllerNamespace: string;
   watchNamespace: string | undefined;
+  /** This installation's instance (src/controller/installation.ts); undefined: the default one. */
+  instance: string | undefined;
   concurrency: number;
   metrics: Metrics;
   log: Logger;
@@ -122,6 +125,7 @@ export function startTransactionController(opts: {
   opts.log.info(
     {
       namespace: opts.watchNamespace ?? '(all)',
+      transactions: transactionSelector(opts.instance),
       concurrency: opts.concurrency,
       retention: opts.retention?.policy ?? 'off',
     },

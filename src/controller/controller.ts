@@ -30,6 +30,7 @@ import { compactIfFinished, isCompact } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
 import { HealthWatch } from './health-watch.ts';
 import { HeldLocks } from './held-locks.ts';
+import { transactionSelector } from './installation.ts';
 import { Reconciler } from './reconciler.ts';
 import { ServiceAccounts } from './service-accounts.ts';
 import { WriteHistory } from './write-history.ts';
@@ -52,8 +53,13 @@ export interface ControllerOptions {
   concurrency: number;
   log: Logger;
   metrics?: ControllerMetrics | undefined;
-  /** Name reported in Events (the pod name in a cluster). */
+  /**
+   * This installation's instance: only Transactions labelled with it (or, when undefined, without
+   * the label) are listed, watched, reconciled and pruned (src/controller/installation.ts).
+   */
   instance?: string | undefined;
+  /** Name reported in Events (the pod name in a cluster). */
+  reportingInstance?: string | undefined;
   /** Prune finished Transactions by this policy (src/retention); never when undefined. */
   retention?: RetentionOptions | undefined;
   now?: () => number;
@@ -97,7 +103,7 @@ export class TransactionController {
       store: new RollbackStore(opts.client),
       events: new EventRecorder(opts.client, {
         component: 'janus-controller',
-        instance: opts.instance ?? 'janus-controller',
+        instance: opts.reportingInstance ?? 'janus-controller',
         onError: (e) => opts.log.warn({ err: e }, 'could not record an Event'),
       }),
       metrics: opts.metrics ?? noSagaMetrics,
@@ -118,6 +124,8 @@ export class TransactionController {
     this.informer = new Informer<Transaction>({
       client: opts.client,
       path,
+      // Server-side: another installation's Transactions never reach this one (nor its pruner).
+      labelSelector: transactionSelector(opts.instance),
       transform: (txn) => compactIfFinished(dropManagedFields(txn)),
       logger: opts.log,
       handlers: {

@@ -11,8 +11,10 @@ import {
   ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
   KIND,
+  LABEL_INSTANCE,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { handles, withInstanceLabel } from '../controller/installation.ts';
 import { PatchType } from '../kube/client.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
 import type { Objects } from '../kube/resources.ts';
@@ -43,13 +45,20 @@ export const TRANSACTION_MAPPING = {
 
 export class KubeTransactionApi implements TransactionApi {
   readonly #objects: Objects;
+  readonly #instance: string | undefined;
 
-  constructor(objects: Objects) {
+  /** `instance`: this installation's, which every Transaction it creates carries (and no other). */
+  constructor(objects: Objects, instance?: string) {
     this.#objects = objects;
+    this.#instance = instance;
     objects.discovery.seed(TRANSACTION_MAPPING);
   }
 
-  async create(transaction: Transaction): Promise<CreateOutcome> {
+  async create(wanted: Transaction): Promise<CreateOutcome> {
+    // A transaction.yaml may not hand its directory to another installation.
+    const labels = withInstanceLabel(wanted.metadata.labels, this.#instance);
+    const { labels: _ignored, ...metadata } = wanted.metadata;
+    const transaction = { ...wanted, metadata: { ...metadata, ...(labels && { labels }) } };
     try {
       return { kind: 'created', transaction: await this.#objects.create(transaction) };
     } catch (error) {
@@ -100,7 +109,16 @@ export class KubeTransactionApi implements TransactionApi {
     const same = [ANNOTATION_SOURCE_REPOSITORY, ANNOTATION_SOURCE_PATH].every(
       (key) => want[key] === have[key],
     );
-    if (same) return { kind: 'exists', transaction: existing };
+    if (same && handles(this.#instance, existing.metadata.labels))
+      return { kind: 'exists', transaction: existing };
+    if (same) {
+      const owner = existing.metadata.labels?.[LABEL_INSTANCE];
+      return {
+        kind: 'refused',
+        field: 'metadata.name',
+        message: `a Transaction ${namespace}/${name} already exists and belongs to ${owner === undefined ? 'the default installation of Janus' : `the installation of Janus with --instance ${owner}`} (label ${LABEL_INSTANCE}); rename the directory`,
+      };
+    }
     const origin = have[ANNOTATION_SOURCE_PATH]
       ? `it was created from ${have[ANNOTATION_SOURCE_PATH]} in ${have[ANNOTATION_SOURCE_REPOSITORY] ?? 'another repository'}`
       : 'it was not created from this repository';

@@ -75,7 +75,12 @@ export function renderGitControl(namespace: string, source: WatchedSource): Kube
         'app.kubernetes.io/component': GIT_CONTROL_COMPONENT,
       },
     },
-    data: { repository: source.repository, branch: source.branch, root: source.root },
+    data: {
+      repository: source.repository,
+      branch: source.branch,
+      root: source.root,
+      ...(source.instance !== undefined && { instance: source.instance }),
+    },
   };
 }
 

@@ -39,6 +39,11 @@ export interface GitSideOptions {
   controllerNamespace: string;
   /** Only Transactions in this namespace are reported; all when undefined. */
   watchNamespace: string | undefined;
+  /**
+   * This installation's instance: the Transactions it creates carry it, only those are reported,
+   * and its cursor and control ConfigMaps are its own (src/controller/installation.ts).
+   */
+  instance: string | undefined;
   context: ResultContext;
   metrics: Metrics;
   log: Logger;
@@ -71,10 +76,17 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     readRecorded: (keys) => readResultFiles(o.repository, o.resultsBranch, keys),
     context: o.context,
     watchNamespace: o.watchNamespace,
+    instance: o.instance,
     log: o.log.child({ component: 'reporter' }),
     onPending: o.metrics.setPendingResults,
   });
   reporter.start();
+  const source = {
+    repository: o.repository.display,
+    branch: o.branch,
+    root: o.root,
+    ...(o.instance !== undefined && { instance: o.instance }),
+  };
   const objects = new Objects(o.client, new Discovery(o.client));
   for (const mapping of CORE_MAPPINGS) objects.discovery.seed(mapping);
   const materializer = new Materializer({
@@ -83,12 +95,8 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     root: o.root,
     parse: o.parse,
     initial: o.initial,
-    cluster: new KubeTransactionApi(objects),
-    cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, {
-      repository: o.repository.display,
-      branch: o.branch,
-      root: o.root,
-    }),
+    cluster: new KubeTransactionApi(objects, o.instance),
+    cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
     results: writer,
     recordMaterialized: (txn) => reporter.recordMaterialized(txn),
     sequenceFloor: () => reporter.nextSequenceFloor(),
@@ -96,7 +104,6 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     log: o.log.child({ component: 'materializer' }),
     metrics: o.metrics,
   });
-  const source = { repository: o.repository.display, branch: o.branch, root: o.root };
   const control = new GitControlWatch({
     client: o.client,
     objects,

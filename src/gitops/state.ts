@@ -33,6 +33,8 @@ export interface WatchedSource {
   repository: string;
   branch: string;
   root: string;
+  /** The installation's instance (src/controller/installation.ts); absent for the default one. */
+  instance?: string;
 }
 
 export interface CursorStore {
@@ -48,10 +50,14 @@ export class CursorConflictError extends Error {
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
-/** A stable, valid name: `janus-git-state-<hash of repository, branch and root>`. */
+/**
+ * A stable, valid name: `janus-git-state-<hash of repository, branch, root and instance>`. The
+ * default installation hashes no instance, so its name is the one it had before instances.
+ */
 export function cursorConfigMapName(source: WatchedSource): string {
+  const instance = source.instance === undefined ? '' : `\n${source.instance}`;
   const hash = createHash('sha256')
-    .update(`${source.repository}\n${source.branch}\n${source.root}`)
+    .update(`${source.repository}\n${source.branch}\n${source.root}${instance}`)
     .digest('hex')
     .slice(0, 16);
   return `janus-git-state-${hash}`;

@@ -3,7 +3,7 @@ import { RECONCILE_RESULTS } from './labels.ts';
 import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
 /** The saga controller's loop and its leader election. */
-export function controllerInstruments(registry: Registry) {
+export function controllerInstruments(registry: Registry, leaderLease: string) {
   const registers = [registry];
   const instruments = {
     reconciles: new Counter({
@@ -20,10 +20,15 @@ export function controllerInstruments(registry: Registry) {
     }),
     leader: new Gauge({
       name: 'janus_leader',
-      help: '1 while this replica holds the leader Lease and runs transactions, else 0.',
+      help: '1 while this replica holds the leader Lease (label lease: namespace/name) and runs transactions, else 0.',
+      labelNames: ['lease'] as const,
       registers,
     }),
+    setLeader(leading: boolean): void {
+      instruments.leader.set({ lease: leaderLease }, leading ? 1 : 0);
+    },
   };
+  instruments.setLeader(false);
 
   for (const result of RECONCILE_RESULTS) instruments.reconciles.inc({ result }, 0);
   return instruments;

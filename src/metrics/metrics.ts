@@ -30,11 +30,19 @@ import {
   workQueueInstruments,
 } from './workqueue.ts';
 
+export const DEFAULT_LEADER_LEASE = 'janus-system/janus-controller';
+
 export interface MetricsOptions {
   /** Also export process and Node.js runtime metrics (CPU, memory, FDs, event-loop lag, GC) as `janus_*`. */
   readonly defaultMetrics?: boolean;
   /** The clock behind `janus_git_last_poll_timestamp_seconds`, in ms since the epoch. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * The leader Lease, `<namespace>/<name>`, as the label `lease` of `janus_leader`: "exactly one
+   * leader" holds per Lease, so several installations scraped together are told apart. Default
+   * `janus-system/janus-controller`.
+   */
+  readonly leaderLease?: string;
 }
 
 /**
@@ -62,7 +70,7 @@ export class Metrics {
     this.#git = gitInstruments(this.registry);
     this.#workQueues = workQueueInstruments(this.registry);
     this.#kube = kubeRequestInstruments(this.registry);
-    this.#controller = controllerInstruments(this.registry);
+    this.#controller = controllerInstruments(this.registry, options.leaderLease ?? DEFAULT_LEADER_LEASE);
     if (options.defaultMetrics) collectDefaultMetrics(this.registry, 'janus_');
   }
 
@@ -176,6 +184,6 @@ export class Metrics {
 
   /** This replica gained or lost the leader Lease. */
   readonly setLeader = (leading: boolean): void => {
-    this.#controller.leader.set(leading ? 1 : 0);
+    this.#controller.setLeader(leading);
   };
 }

@@ -17,6 +17,7 @@ import {
   PLURAL,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import { Informer } from '../runtime/informer.ts';
@@ -49,6 +50,8 @@ export interface ReporterOptions {
   context: ResultContext;
   /** Only Transactions in this namespace; all when undefined. */
   watchNamespace?: string | undefined;
+  /** Only this installation's Transactions (src/controller/installation.ts). */
+  instance?: string | undefined;
   log: Logger;
   /** Reading the results branch when a term starts, while the Git server is unreachable. */
   retry?: BackoffPolicy;
@@ -73,6 +76,7 @@ export class ResultsReporter {
     this.informer = new Informer<Transaction>({
       client: options.client,
       path,
+      labelSelector: transactionSelector(options.instance),
       transform: slim,
       logger: options.log,
       handlers: {

@@ -370,3 +370,9 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'janus';
 export const LABEL_TRANSACTION = `${GROUP}/transaction`;
 export const LABEL_TRANSACTION_UID = `${GROUP}/transaction-uid`;
+/**
+ * Which installation of Janus handles a Transaction (src/controller/installation.ts): absent for
+ * the default installation, the `--instance` name of another. Immutable once created
+ * (manifests/policy/transaction-instance.yaml).
+ */
+export const LABEL_INSTANCE = `${GROUP}/instance`;

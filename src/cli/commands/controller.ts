@@ -1,6 +1,7 @@
 /** `janus controller`: the saga controller alone, for users who only want the CRD. */
 import { existsSync, readFileSync } from 'node:fs';
 import type { TransactionController } from '../../controller/controller.ts';
+import { leaderElectionId } from '../../controller/installation.ts';
 import { KubeClient } from '../../kube/client.ts';
 import { createLogger, isLogLevel, type Logger } from '../../log/index.ts';
 import { Metrics } from '../../metrics/index.ts';
@@ -8,6 +9,7 @@ import { DEFAULT_RETENTION, fromGit, type RetentionPolicy } from '../../retentio
 import { LeaderElector, type LeaderTimings, leaderTimingsProblem } from '../../runtime/leader-election.ts';
 import { VERSION } from '../../version.ts';
 import { defineCommand, durationFlag, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError } from '../command.ts';
+import { INSTANCE_FLAG, instanceFlag } from '../instance-flag.ts';
 import {
   informersSyncedCheck,
   logApiRequests,
@@ -29,6 +31,7 @@ export const CONTROLLER_FLAGS = {
     placeholder: 'namespace',
     description: 'reconcile Transactions in this namespace only (default: all namespaces)',
   },
+  ...INSTANCE_FLAG,
   'controller-namespace': {
     type: 'string',
     env: 'JANUS_CONTROLLER_NAMESPACE',
@@ -93,9 +96,9 @@ export const CONTROLLER_FLAGS = {
   'leader-election-id': {
     type: 'string',
     env: 'JANUS_LEADER_ELECTION_ID',
-    default: 'janus-controller',
     placeholder: 'name',
-    description: 'name of the leader-election Lease in the controller namespace',
+    description:
+      'name of the leader-election Lease in the controller namespace (default: janus-controller, or janus-controller-<instance> with --instance)',
   },
   'leader-lease-duration': {
     type: 'string',
@@ -240,6 +243,10 @@ Uses the current kubeconfig, or the in-cluster configuration inside a pod. With 
 replica, leader election on a Lease keeps exactly one active; a new leader finishes the
 transactions the old one left in flight. SIGTERM finishes the current steps, then exits.
 
+Several installations in one cluster: each started with its own --instance handles only the
+Transactions labelled tx.janus.io/instance=<instance> (the one without: those without the label)
+and leads under a Lease of its own; see docs/operations.md, Several installations.
+
 Finished Transactions are pruned by the retention policy (--retain-last, --retain-min-age,
 --rollback-window; docs/operations.md, Retention); one materialized from Git is kept, since only
 janus run knows whether its outcome is on the results branch yet.
@@ -252,6 +259,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const timings = leaderTimings(values);
     const concurrency = positiveInt(values.concurrency, 'concurrency');
     const retention = retentionPolicy(values);
+    const instance = instanceFlag(values.instance);
     const client = await KubeClient.load({
       kubeconfig: values.kubeconfig,
       context: values.context,
@@ -259,7 +267,8 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     });
     logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
-    const metrics = new Metrics({ defaultMetrics: true });
+    const leaseName = leaderElectionId(values['leader-election-id'], instance);
+    const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${namespace}/${leaseName}` });
     metrics.observeKubeRequests(client.connection);
     const leaderElect = values['leader-elect'] && !values['no-leader-elect'];
     let controller: TransactionController | undefined;
@@ -272,7 +281,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: values['leader-election-id'],
+      leaseName,
       leaderElect,
       timings,
       log,
@@ -282,6 +291,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
+          instance,
           concurrency,
           metrics,
           log,

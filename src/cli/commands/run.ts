@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { TransactionController } from '../../controller/controller.ts';
+import { leaderElectionId } from '../../controller/installation.ts';
 import {
   type CredentialsProvider,
   credentialsProvider,
@@ -23,6 +24,7 @@ import { fromGit } from '../../retention/select.ts';
 import { VERSION } from '../../version.ts';
 import { createWebhookHandler } from '../../webhook/index.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
+import { instanceFlag } from '../instance-flag.ts';
 import { informersSyncedCheck, logApiRequests, startOps, startTransactionController } from '../ops.ts';
 import { gitSettings, RUN_FLAGS } from '../run-settings.ts';
 import {
@@ -55,6 +57,11 @@ Finished Transactions are pruned by the retention policy (--retain-last, --retai
 --rollback-window; docs/operations.md, Retention), one from Git only once its outcome is on the
 results branch, which stays the permanent record (janus history).
 
+Several installations in one cluster: each started with its own --instance handles only the
+Transactions labelled tx.janus.io/instance=<instance> (the one without: those without the label),
+labels those it creates from Git so, and leads under a Lease and keeps a Git cursor of its own;
+see docs/operations.md, Several installations.
+
 What a repository can cost is bounded: one fetch (--max-fetch-bytes), each file (1 MiB, checked
 before it is inflated), and the YAML in it (nesting, aliases, errors); see docs/git.md, Limits.
 Credentials are never sent over plain http:// unless --allow-insecure-http says so.
@@ -66,6 +73,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     const log = loggerFor(values['log-level'], 'janus');
     const concurrency = positiveInt(values.concurrency, 'concurrency');
     const retention = retentionPolicy(values);
+    const instance = instanceFlag(values.instance);
     const timings = leaderTimings(values);
     const webhookSecret = settings.webhookSecret && (await readWebhookSecret(settings.webhookSecret));
     const client = await KubeClient.load({
@@ -75,7 +83,8 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     });
     logApiRequests(client, log);
     const namespace = controllerNamespace(values['controller-namespace']);
-    const metrics = new Metrics({ defaultMetrics: true });
+    const leaseName = leaderElectionId(values['leader-election-id'], instance);
+    const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${namespace}/${leaseName}` });
     metrics.observeKubeRequests(client.connection);
     const repository = await GitRepository.open({
       location: settings.repo,
@@ -144,7 +153,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
     await runUntilSignal({
       client,
       namespace,
-      leaseName: values['leader-election-id'],
+      leaseName,
       leaderElect: values['leader-elect'] && !values['no-leader-elect'],
       timings,
       log,
@@ -154,6 +163,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
           client,
           controllerNamespace: namespace,
           watchNamespace: values.namespace,
+          instance,
           concurrency,
           metrics,
           log,
@@ -177,6 +187,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
             pollIntervalMs: settings.pollIntervalMs,
             controllerNamespace: namespace,
             watchNamespace: values.namespace,
+            instance,
             context,
             metrics,
             log,

@@ -38,6 +38,8 @@ const tool = (name: string) => (kube.binDir ? join(kube.binDir, name) : name);
 const CHART = 'manifests/helm/janus';
 /** Not "janus": see the top of this file. */
 const RELEASE = 'janus-helm';
+/** A second release beside it, in the same namespace, with an instance of its own. */
+const SECOND_RELEASE = 'janus-helm-green';
 const suffix = randomBytes(3).toString('hex');
 /** The release's namespace, and the namespace its controller reconciles. */
 const NAMESPACE = `janus-helm-${suffix}`;
@@ -47,6 +49,8 @@ const SAMPLE_NAMESPACE = `janus-helm-sample-${suffix}`;
 let helmHome = '';
 let repo = '';
 let pod: PodProcess | undefined;
+/** Every pod process started, stopped after the tests whatever happens. */
+const pods: PodProcess[] = [];
 
 function check(result: SpawnSyncReturns<string>, what: string): string {
   if (result.status !== 0)
@@ -132,6 +136,62 @@ function comparable(obj: KubeObject): unknown {
   return withoutInstance(copy);
 }
 
+/** Values that run a release on the sample namespace, from a local repository. */
+function sampleValues(repository: string): Record<string, unknown> {
+  return {
+    // The chart creates the Secret; the token is not needed for a local repository.
+    git: { repository, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
+    policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
+    // Other tests share this cluster: reconcile the sample's namespace only.
+    watchNamespace: SAMPLE_NAMESPACE,
+  };
+}
+
+/** helm install into NAMESPACE; --wait: kwok marks the pods Ready (no process runs in them; see runReleasePod). */
+async function install(release: string, values: Record<string, unknown>): Promise<SpawnSyncReturns<string>> {
+  const file = join(helmHome, `${release}.values.yaml`);
+  await writeFile(file, stringify(values));
+  return helmOnCluster(
+    'install',
+    release,
+    CHART,
+    '--namespace',
+    NAMESPACE,
+    '--values',
+    file,
+    '--wait',
+    '--timeout',
+    '2m',
+  );
+}
+
+/** Runs the container of a release's Deployment as a process, as test/integration/manifests/pod.ts does. */
+async function runReleasePod(release: string): Promise<PodProcess> {
+  const deployment = await clients.admin.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    name: release,
+    namespace: NAMESPACE,
+  });
+  const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  const entrypoint = execForm(
+    dockerfile.stages.at(-1) ?? { base: '', name: undefined, instructions: [] },
+    'ENTRYPOINT',
+  );
+  if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT');
+  const started = await runContainer({
+    objects: clients.admin,
+    deployment,
+    entrypoint,
+    cwd: REPO_ROOT,
+    caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
+    // The only difference from the Pod: several processes share this host, any free port instead of :8080.
+    overrides: { JANUS_METRICS_BIND_ADDRESS: '127.0.0.1:0' },
+  });
+  pods.push(started);
+  return started;
+}
+
 beforeAll(async () => {
   helmHome = await mkdtemp(join(tmpdir(), 'janus-helm-home-'));
   repo = await localRepository('janus-helm-repo-', 'Transactions for the Helm install test.\n');
@@ -144,12 +204,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (pod && pod.child.exitCode === null) {
-    pod.child.kill('SIGKILL');
-    await pod.exited;
+  for (const running of pods) {
+    if (running.child.exitCode !== null) continue;
+    running.child.kill('SIGKILL');
+    await running.exited;
   }
-  // Normally done by the last test already; this is for a run that stopped before it.
-  helmOnCluster('uninstall', RELEASE, '--namespace', NAMESPACE, '--ignore-not-found');
+  // Normally done by the tests already; this is for a run that stopped before.
+  for (const release of [RELEASE, SECOND_RELEASE])
+    helmOnCluster('uninstall', release, '--namespace', NAMESPACE, '--ignore-not-found');
   for (const name of [NAMESPACE, SAMPLE_NAMESPACE])
     await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
   await rm(helmHome, { recursive: true, force: true });
@@ -209,6 +271,24 @@ describe('the Helm chart manifests/helm/janus', () => {
     }
     const clusterScoped = new Set(kustomized.filter((o) => !o.metadata.namespace).map(id));
     expect(chart.map(id).filter((i) => clusterScoped.has(i))).toEqual([]);
+  });
+
+  it('renders two releases side by side in one namespace with no object or Transactions in common', () => {
+    const settingsOf = (objects: KubeObject[], release: string) =>
+      byId(objects).get(`ConfigMap ${NAMESPACE}/${release}-settings`)?.data as Record<string, string>;
+    const blue = template('janus-blue', NAMESPACE, '--set', 'instance=blue');
+    const green = template('janus-green', NAMESPACE, '--set', 'instance=green');
+    const shared = blue.map(id).filter((i) => byId(green).has(i));
+    expect(shared).toEqual(['CustomResourceDefinition /transactions.tx.janus.io']);
+    // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).
+    expect(settingsOf(blue, 'janus-blue').JANUS_INSTANCE).toBe('blue');
+    expect(settingsOf(green, 'janus-green').JANUS_INSTANCE).toBe('green');
+    // Without the value: the default installation (Transactions without the label), as manifests/.
+    expect(settingsOf(template(RELEASE, NAMESPACE), RELEASE)).not.toHaveProperty('JANUS_INSTANCE');
+    // An instance that could not be a label value is refused before anything is installed.
+    const refused = helm(['template', 'janus-red', CHART, '--set', 'instance=Red_1']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/instance/);
   });
 
   it('renders the webhook listener, a Secret from values and the ServiceMonitor when asked to', () => {
@@ -274,30 +354,7 @@ describe('the Helm chart manifests/helm/janus', () => {
   });
 
   it('helm install: its controller, run as the Deployment would run it, takes a sample Transaction to Committed', async () => {
-    const values = join(helmHome, 'values.yaml');
-    await writeFile(
-      values,
-      stringify({
-        // The chart creates the Secret; the token is not needed for a local repository.
-        git: { repository: repo, token: 'not-needed-for-a-local-repository', pollInterval: '2s' },
-        policy: { allowedNamespaces: [SAMPLE_NAMESPACE], allowedServiceAccounts: ['sample-deployer'] },
-        // Other tests share this cluster: reconcile the sample's namespace only.
-        watchNamespace: SAMPLE_NAMESPACE,
-      }),
-    );
-    // --wait: kwok marks the pods Ready (no process runs in them; see runContainer below).
-    const installed = helmOnCluster(
-      'install',
-      RELEASE,
-      CHART,
-      '--namespace',
-      NAMESPACE,
-      '--values',
-      values,
-      '--wait',
-      '--timeout',
-      '2m',
-    );
+    const installed = await install(RELEASE, sampleValues(repo));
     expect(installed.status, installed.stderr).toBe(0);
     expect(installed.stderr).not.toMatch(/PodSecurity|would violate/);
     expect(installed.stdout).toMatch(/STATUS: deployed/);
@@ -332,27 +389,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(bound.status, `${optIn}\n${bound.stderr}`).toBe(0);
     check(kubectl(['apply', '-f', '-'], list(of('ServiceAccount', 'Role', 'RoleBinding'))), 'kubectl apply');
 
-    const deployment = await clients.admin.get({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      name: RELEASE,
-      namespace: NAMESPACE,
-    });
-    const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
-    const entrypoint = execForm(
-      dockerfile.stages.at(-1) ?? { base: '', name: undefined, instructions: [] },
-      'ENTRYPOINT',
-    );
-    if (!entrypoint) throw new Error('the Dockerfile has no ENTRYPOINT');
-    pod = await runContainer({
-      objects: clients.admin,
-      deployment,
-      entrypoint,
-      cwd: REPO_ROOT,
-      caData: loadKubeConfig({ kubeconfig: kube.kubeconfigs.admin }).cluster?.caData ?? '',
-      // The only difference from the Pod: several processes share this host, any free port instead of :8080.
-      overrides: { JANUS_METRICS_BIND_ADDRESS: '127.0.0.1:0' },
-    });
+    pod = await runReleasePod(RELEASE);
     expect(pod.env).toMatchObject({
       JANUS_REPO: repo,
       JANUS_CONTROLLER_NAMESPACE: NAMESPACE,
@@ -392,7 +429,8 @@ describe('the Helm chart manifests/helm/janus', () => {
       namespace: SAMPLE_NAMESPACE,
     });
     expect(greeting.data).toEqual({ message: 'Hello from Janus' });
-    // It took the leader Lease in the release's namespace, not in janus-system.
+    // It took the leader Lease in the release's namespace, not in janus-system: janus-controller, as
+    // the default installation (no instance) does.
     const lease = await clients.admin.get({
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -403,6 +441,91 @@ describe('the Helm chart manifests/helm/janus', () => {
 
     pod.child.kill('SIGTERM');
     expect(await pod.exited).toBe(0);
+  });
+
+  it('helm install of a second release beside it (instance green): each reconciles only its own Transactions, both lead at once', async () => {
+    const greenRepo = await localRepository('janus-helm-green-', "The second release's repository.\n");
+    try {
+      const installed = await install(SECOND_RELEASE, { ...sampleValues(greenRepo), instance: 'green' });
+      expect(installed.status, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain('only the Transactions labelled tx.janus.io/instance=green');
+      // The sample namespace opts in to the second release too, with its names.
+      check(
+        kubectl([
+          'create',
+          'rolebinding',
+          `${SECOND_RELEASE}-tenant`,
+          '-n',
+          SAMPLE_NAMESPACE,
+          `--clusterrole=${SECOND_RELEASE}-tenant`,
+          `--serviceaccount=${NAMESPACE}:${SECOND_RELEASE}-controller`,
+        ]),
+        'kubectl create rolebinding',
+      );
+      const first = await runReleasePod(RELEASE);
+      const green = await runReleasePod(SECOND_RELEASE);
+      expect(green.env).toMatchObject({ JANUS_INSTANCE: 'green' });
+
+      const txn = (name: string, labels: Record<string, string> | undefined) => ({
+        apiVersion: 'tx.janus.io/v1alpha1',
+        kind: 'Transaction',
+        metadata: { name, namespace: SAMPLE_NAMESPACE, ...(labels && { labels }) },
+        spec: {
+          serviceAccountName: 'sample-deployer',
+          changes: [
+            {
+              target: { apiVersion: 'v1', kind: 'ConfigMap', name: `${name}-made` },
+              type: 'Create',
+              content: { data: { by: name } },
+            },
+          ],
+        },
+      });
+      await clients.admin.create(txn('for-green', { 'tx.janus.io/instance': 'green' }));
+      await clients.admin.create(txn('for-default', undefined));
+      for (const name of ['for-green', 'for-default'])
+        await eventually(
+          async () => {
+            for (const p of [first, green])
+              if (p.child.exitCode !== null)
+                throw new Error(`a container exited:\n${await readFile(p.logFile, 'utf8')}`);
+            const current = (await clients.admin.get({
+              apiVersion: 'tx.janus.io/v1alpha1',
+              kind: 'Transaction',
+              name,
+              namespace: SAMPLE_NAMESPACE,
+            })) as unknown as Transaction;
+            expect(current.status?.phase).toBe('Committed');
+          },
+          { timeoutMs: 120_000 },
+        );
+      // Each told the story of its own transaction only (one line per phase, at info).
+      const [firstLog, greenLog] = [
+        await readFile(first.logFile, 'utf8'),
+        await readFile(green.logFile, 'utf8'),
+      ];
+      expect(greenLog).toContain(`"transaction":"${SAMPLE_NAMESPACE}/for-green"`);
+      expect(greenLog).not.toContain(`${SAMPLE_NAMESPACE}/for-default`);
+      expect(firstLog).toContain(`"transaction":"${SAMPLE_NAMESPACE}/for-default"`);
+      expect(firstLog).not.toContain(`${SAMPLE_NAMESPACE}/for-green`);
+      // Both lead at once, in one namespace, each under the Lease of its instance.
+      for (const name of ['janus-controller', 'janus-controller-green']) {
+        const lease = await clients.admin.get({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          name,
+          namespace: NAMESPACE,
+        });
+        expect((lease.spec as { holderIdentity?: string }).holderIdentity, name).toBeTruthy();
+      }
+      for (const p of [first, green]) {
+        p.child.kill('SIGTERM');
+        expect(await p.exited).toBe(0);
+      }
+    } finally {
+      helmOnCluster('uninstall', SECOND_RELEASE, '--namespace', NAMESPACE, '--wait');
+      await rm(greenRepo, { recursive: true, force: true });
+    }
   });
 
   it('helm upgrade changes a setting and restarts the pods; helm uninstall removes the release and keeps the CRD', async () => {

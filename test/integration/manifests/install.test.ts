@@ -75,7 +75,9 @@ describe('kubectl apply -k manifests/', () => {
         'RoleBinding',
         'Service',
         'ServiceAccount',
-        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicy', // janus-transaction-service-account
+        'ValidatingAdmissionPolicyBinding',
+        'ValidatingAdmissionPolicy', // janus-transaction-instance
         'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );

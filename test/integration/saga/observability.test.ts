@@ -65,7 +65,7 @@ describe('operations endpoints', () => {
     expect(sample(text, 'janus_lock_operations_total', { operation: 'release', result: 'success' })).toBe(1);
     expect(sample(text, 'janus_transaction_duration_seconds_count', { outcome: 'Committed' })).toBe(1);
     expect(sample(text, 'janus_transaction_item_count_sum')).toBe(3);
-    expect(sample(text, 'janus_leader')).toBe(1);
+    expect(sample(text, 'janus_leader', { lease: 'janus-system/janus-controller' })).toBe(1);
     expect(sample(text, 'janus_kube_requests_total', { method: 'PATCH' })).toBeGreaterThan(0);
   });
 });

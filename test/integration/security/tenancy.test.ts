@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PatchType } from '../../../src/kube/client.ts';
-import { isForbidden, KubeApiError } from '../../../src/kube/errors.ts';
+import { isForbidden } from '../../../src/kube/errors.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { leaseName } from '../../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../../src/saga/targets.ts';
 import { type ControllerProcess, withController } from '../../support/controller-process.ts';
 import { useClients } from '../../support/kube.ts';
+import { refusal } from '../../support/refusal.ts';
 import {
   ALL_ON_CONFIGMAPS,
   annotate,
@@ -32,16 +33,6 @@ const clients = useClients();
 
 const controllerFor = <T>(ns: string, body: (c: ControllerProcess) => Promise<T>): Promise<T> =>
   withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' }, body);
-
-async function refusal(attempt: Promise<unknown>): Promise<KubeApiError> {
-  try {
-    await attempt;
-  } catch (e) {
-    if (e instanceof KubeApiError) return e;
-    throw e;
-  }
-  throw new Error('the request was allowed');
-}
 
 /** Gives a user exactly these rules in a namespace. */
 const grantUser = (namespace: string, user: string, name: string, rules: Rule[]) =>

@@ -30,7 +30,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_kube_request_duration_seconds', 'histogram', ['method']],
   ['janus_reconcile_total', 'counter', ['result']],
   ['janus_reconcile_duration_seconds', 'histogram', []],
-  ['janus_leader', 'gauge', []],
+  ['janus_leader', 'gauge', ['lease']],
 ];
 
 /** Calls every recording method once, so that every family has at least one series. */

@@ -23,7 +23,8 @@ describe('reconcile metrics', () => {
 describe('janus_leader', () => {
   it('is 0 until leading, 1 while leading, and 0 again after losing the lease', async () => {
     const metrics = new Metrics();
-    const leader = async () => sampleValue(await scrape(metrics), 'janus_leader');
+    const leader = async () =>
+      sampleValue(await scrape(metrics), 'janus_leader', { lease: 'janus-system/janus-controller' });
 
     const before = await leader();
     metrics.setLeader(true);
@@ -32,5 +33,17 @@ describe('janus_leader', () => {
     const after = await leader();
 
     expect([before, leading, after]).toEqual([0, 1, 0]);
+  });
+});
+
+describe('janus_leader of several installations', () => {
+  it('is labelled with the leader Lease, so exactly one leader is counted per installation', async () => {
+    const blue = new Metrics({ leaderLease: 'janus-system/janus-controller-blue' });
+    blue.setLeader(true);
+    const exposition = await scrape(blue);
+    expect(sampleValue(exposition, 'janus_leader', { lease: 'janus-system/janus-controller-blue' })).toBe(1);
+    expect(
+      sampleValue(exposition, 'janus_leader', { lease: 'janus-system/janus-controller' }),
+    ).toBeUndefined();
   });
 });

@@ -46,6 +46,6 @@ describe('recording methods', () => {
     expect(
       sampleValue(exposition, 'janus_webhook_requests_total', { provider: 'generic', outcome: 'ping' }),
     ).toBe(1);
-    expect(sampleValue(exposition, 'janus_leader')).toBe(1);
+    expect(sampleValue(exposition, 'janus_leader', { lease: 'janus-system/janus-controller' })).toBe(1);
   });
 });

@@ -37,7 +37,11 @@ describe('GET /metrics', () => {
 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(metrics.contentType);
-    expect(sampleValue(parseExposition(await res.text()), 'janus_leader')).toBe(1);
+    expect(
+      sampleValue(parseExposition(await res.text()), 'janus_leader', {
+        lease: 'janus-system/janus-controller',
+      }),
+    ).toBe(1);
   });
 
   it('answers 500 rather than a partial scrape when collecting fails', async () => {
