@@ -62,6 +62,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
       'tenant-cluster-role',
     ].map((file) => join(REPO_ROOT, `manifests/rbac/${file}.yaml`)),
     join(REPO_ROOT, 'manifests/policy/transaction-service-account.yaml'),
+    join(REPO_ROOT, 'manifests/policy/transaction-provenance.yaml'),
   );
 }
 

@@ -75,7 +75,9 @@ describe('kubectl apply -k manifests/', () => {
         'RoleBinding',
         'Service',
         'ServiceAccount',
-        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicy', // janus-transaction-service-account
+        'ValidatingAdmissionPolicy', // janus-transaction-provenance
+        'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );
