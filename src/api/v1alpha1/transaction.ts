@@ -362,6 +362,12 @@ export const ANNOTATION_CANCEL = `${GROUP}/cancel`;
 export const ANNOTATION_SOURCE_REPOSITORY = `${GROUP}/source-repository`;
 export const ANNOTATION_SOURCE_REVISION = `${GROUP}/source-revision`;
 export const ANNOTATION_SOURCE_PATH = `${GROUP}/source-path`;
+/**
+ * Proof that Janus created the Transaction from that directory: an HMAC of its name and source
+ * annotations under a key only the controller holds (in its Git cursor). Checked before a
+ * Transaction found under a directory's name is adopted.
+ */
+export const ANNOTATION_SOURCE_STAMP = `${GROUP}/source-stamp`;
 /** Position of the source commit on the watched branch; orders contested locks. */
 export const ANNOTATION_SOURCE_SEQUENCE = `${GROUP}/source-sequence`;
 
