@@ -5,12 +5,12 @@
  */
 import {
   ANNOTATION_SOURCE_REPOSITORY,
-  ANNOTATION_SOURCE_SEQUENCE,
   API_VERSION,
   GROUP,
   KIND,
   type Phase,
   PLURAL,
+  sourceSequence,
   type Transaction,
   VERSION,
 } from '../api/v1alpha1/index.ts';
@@ -211,12 +211,13 @@ export class TransactionController {
   /** Git order: an unfinished transaction from the same repository, earlier in it, sharing a target. */
   async #queuedAhead(txn: Transaction, keys: ReadonlySet<string>): Promise<string | undefined> {
     const repository = txn.metadata.annotations?.[ANNOTATION_SOURCE_REPOSITORY];
-    const sequence = Number(txn.metadata.annotations?.[ANNOTATION_SOURCE_SEQUENCE]);
-    if (!repository || !Number.isFinite(sequence)) return undefined;
+    const sequence = sourceSequence(txn.metadata.annotations);
+    if (!repository || sequence === undefined) return undefined;
     for (const other of this.informer.list()) {
       const annotations = other.metadata.annotations ?? {};
       if (annotations[ANNOTATION_SOURCE_REPOSITORY] !== repository) continue;
-      if (!(Number(annotations[ANNOTATION_SOURCE_SEQUENCE]) < sequence)) continue;
+      const ahead = sourceSequence(annotations);
+      if (ahead === undefined || ahead >= sequence) continue;
       if (other.metadata.deletionTimestamp || isTerminal(other.status?.phase)) continue;
       for (const change of other.spec.changes) {
         const mapping = await this.#discovery

@@ -19,11 +19,21 @@ function sortedLocks(items: readonly Item[]) {
   return [...unique.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);
 }
 
-/** Takes (or re-adopts, or renews) every lock the items need. */
-export async function holdLocks(run: SagaRun, items: readonly Item[]): Promise<LockOutcome> {
+/**
+ * Takes (or re-adopts, or renews) every lock the items need. Git order (`queuedAhead`) decides
+ * only who takes a contested lock first: a transaction that already holds some of its locks, or
+ * is undoing what it committed (`rollingBack`), never waits for it, since it would wait with its
+ * locks held for one that waits for those very locks, until a deadline.
+ */
+export async function holdLocks(
+  run: SagaRun,
+  items: readonly Item[],
+  { rollingBack = false }: { rollingBack?: boolean } = {},
+): Promise<LockOutcome> {
   const { deps, txn } = run;
   const uid = txn.metadata.uid ?? '';
-  const ahead = await deps.queuedAhead(txn, new Set(items.map((i) => targetKey(i.target))));
+  const ordered = !rollingBack && deps.heldLocks.all(uid).length === 0;
+  const ahead = ordered && (await deps.queuedAhead(txn, new Set(items.map((i) => targetKey(i.target)))));
   if (ahead) {
     return {
       held: false,

@@ -7,8 +7,6 @@
  */
 import {
   ANNOTATION_REQUEST_ROLLBACK,
-  ANNOTATION_SOURCE_PATH,
-  ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
   KIND,
   LABEL_INSTANCE,
@@ -18,20 +16,28 @@ import { handles, withInstanceLabel } from '../controller/installation.ts';
 import { PatchType } from '../kube/client.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
 import type { Objects } from '../kube/resources.ts';
-import { isTerminal } from '../saga/status.ts';
 import type { RollbackRefusal } from './materialize-records.ts';
+import { adoption } from './provenance.ts';
+import { type RollbackOrigin, rollbackVerdict } from './rollback-verdict.ts';
 
 export type CreateOutcome =
   | { kind: 'created'; transaction: Transaction }
-  /** It exists already and came from the same directory of the same repository: ours. */
+  /** It exists already, came from the same directory of the same repository, and Janus stamped it: ours. */
   | { kind: 'exists'; transaction: Transaction }
   | { kind: 'refused'; field?: string; message: string };
 
 export type RollbackOutcome = { kind: 'requested' } | { kind: 'refused'; refusal: RollbackRefusal };
 
 export interface TransactionApi {
-  create(transaction: Transaction): Promise<CreateOutcome>;
-  requestRollback(namespace: string, name: string, reason: string): Promise<RollbackOutcome>;
+  /** Creates it; one found under its name is adopted only if its stamp was made with `stampKey`. */
+  create(transaction: Transaction, stampKey: string): Promise<CreateOutcome>;
+  /** Requests the rollback of namespace/name only if it is the Transaction `origin` created. */
+  requestRollback(
+    namespace: string,
+    name: string,
+    reason: string,
+    origin: RollbackOrigin,
+  ): Promise<RollbackOutcome>;
 }
 
 /** The Transaction mapping, so creating one costs no discovery request. */
@@ -54,7 +60,7 @@ export class KubeTransactionApi implements TransactionApi {
     objects.discovery.seed(TRANSACTION_MAPPING);
   }
 
-  async create(wanted: Transaction): Promise<CreateOutcome> {
+  async create(wanted: Transaction, stampKey: string): Promise<CreateOutcome> {
     // A transaction.yaml may not hand its directory to another installation.
     const labels = withInstanceLabel(wanted.metadata.labels, this.#instance);
     const { labels: _ignored, ...metadata } = wanted.metadata;
@@ -62,7 +68,7 @@ export class KubeTransactionApi implements TransactionApi {
     try {
       return { kind: 'created', transaction: await this.#objects.create(transaction) };
     } catch (error) {
-      if (isAlreadyExists(error)) return this.#adopt(transaction);
+      if (isAlreadyExists(error)) return this.#adopt(transaction, stampKey);
       if (isInvalid(error))
         return { kind: 'refused', message: `the API server refused it: ${serverMessage(error)}` };
       if (isNotFound(error)) {
@@ -77,20 +83,23 @@ export class KubeTransactionApi implements TransactionApi {
     }
   }
 
-  async requestRollback(namespace: string, name: string, reason: string): Promise<RollbackOutcome> {
+  async requestRollback(
+    namespace: string,
+    name: string,
+    reason: string,
+    origin: RollbackOrigin,
+  ): Promise<RollbackOutcome> {
     const current = await this.#objects.find<Transaction>(ref(namespace, name));
-    if (!current || current.metadata.deletionTimestamp) return { kind: 'refused', refusal: { kind: 'gone' } };
-    if (ANNOTATION_REQUEST_ROLLBACK in (current.metadata.annotations ?? {})) return { kind: 'requested' };
-    const phase = current.status?.phase ?? 'Pending';
-    // In flight: the controller acts on the request once the transaction is Committed.
-    if (phase !== 'Committed' && isTerminal(phase))
-      return { kind: 'refused', refusal: { kind: 'phase', phase } };
-    if (phase === 'RollingBack') return { kind: 'refused', refusal: { kind: 'phase', phase } };
+    const verdict = rollbackVerdict(current, origin);
+    if (verdict.kind !== 'request' || !current)
+      return verdict.kind === 'refused' ? verdict : { kind: 'requested' };
+    // Conditional on the version judged (and so on its uid): a namesake created meanwhile is not touched.
     await this.#objects.patch(
       ref(namespace, name),
       {
         metadata: {
           annotations: { [ANNOTATION_REQUEST_ROLLBACK]: reason },
+          uid: current.metadata.uid,
           resourceVersion: current.metadata.resourceVersion,
         },
       },
@@ -99,33 +108,19 @@ export class KubeTransactionApi implements TransactionApi {
     return { kind: 'requested' };
   }
 
-  async #adopt(wanted: Transaction): Promise<CreateOutcome> {
+  async #adopt(wanted: Transaction, stampKey: string): Promise<CreateOutcome> {
     const { namespace = '', name } = wanted.metadata;
     const existing = await this.#objects.find<Transaction>(ref(namespace, name));
     if (!existing)
       throw new Error(`Transaction ${namespace}/${name} already exists, then could not be found`);
-    const want = wanted.metadata.annotations ?? {};
-    const have = existing.metadata.annotations ?? {};
-    const same = [ANNOTATION_SOURCE_REPOSITORY, ANNOTATION_SOURCE_PATH].every(
-      (key) => want[key] === have[key],
-    );
-    if (same && handles(this.#instance, existing.metadata.labels))
-      return { kind: 'exists', transaction: existing };
-    if (same) {
-      const owner = existing.metadata.labels?.[LABEL_INSTANCE];
-      return {
-        kind: 'refused',
-        field: 'metadata.name',
-        message: `a Transaction ${namespace}/${name} already exists and belongs to ${owner === undefined ? 'the default installation of Janus' : `the installation of Janus with --instance ${owner}`} (label ${LABEL_INSTANCE}); rename the directory`,
-      };
-    }
-    const origin = have[ANNOTATION_SOURCE_PATH]
-      ? `it was created from ${have[ANNOTATION_SOURCE_PATH]} in ${have[ANNOTATION_SOURCE_REPOSITORY] ?? 'another repository'}`
-      : 'it was not created from this repository';
+    const verdict = adoption(wanted, existing, stampKey);
+    if (!verdict.adopt) return { kind: 'refused', field: 'metadata.name', message: verdict.message };
+    if (handles(this.#instance, existing.metadata.labels)) return { kind: 'exists', transaction: existing };
+    const owner = existing.metadata.labels?.[LABEL_INSTANCE];
     return {
       kind: 'refused',
       field: 'metadata.name',
-      message: `a Transaction ${namespace}/${name} already exists and ${origin}; rename the directory`,
+      message: `a Transaction ${namespace}/${name} already exists and belongs to ${owner === undefined ? 'the default installation of Janus' : `the installation of Janus with --instance ${owner}`} (label ${LABEL_INSTANCE}); rename the directory`,
     };
   }
 }

@@ -40,13 +40,18 @@ export type NoticeKind =
   /** ROLLBACK in a directory that was never applied: it is not applied either. */
   | 'rollback-before-apply'
   /** ROLLBACK in a directory recorded as baseline: Janus never applied it. */
-  | 'rollback-of-baseline';
+  | 'rollback-of-baseline'
+  /** ROLLBACK in a directory that is invalid or outside the repository's policy as it stands. */
+  | 'rollback-outside-policy'
+  /** ROLLBACK in a directory whose record names no Transaction uid: nothing says which one it created. */
+  | 'rollback-unknown-uid';
 
 export type DirectoryAction =
   | { do: 'materialize' }
   | { do: 'reject' }
   | { do: 'ignore-edit'; files: string[] }
-  | { do: 'request-rollback'; reason: string; file: string }
+  /** Only of the Transaction of this uid, created from this directory (checked against the cluster). */
+  | { do: 'request-rollback'; reason: string; file: string; uid: string }
   | { do: 'notice'; notice: NoticeKind };
 
 const UNAPPLIED = new Set([PHASE_REJECTED]);
@@ -81,12 +86,30 @@ export function decideDirectory(
     rollback !== undefined &&
     facts.rollbackAdded &&
     (!firstSight || ROLLBACK_TARGET_PHASES.has(recorded.phase));
-  if (wantsRollback) actions.push({ do: 'request-rollback', reason: rollback.reason, file: rollback.file });
+  if (wantsRollback) actions.push(rollbackAction(facts, recorded, rollback));
   if (!firstSight) {
     const edited = facts.changedFiles.filter((f) => !(wantsRollback && f === ROLLBACK_FILE));
     if (edited.length > 0) actions.push({ do: 'ignore-edit', files: edited });
   }
   return actions;
+}
+
+/**
+ * A results record alone never authorizes an act (anyone who may push the results branch can
+ * write one): the directory must pass the repository's policy as it stands, in the namespace its
+ * outcome is recorded under, and the record must name the uid of the Transaction it created, so
+ * that a namesake created since (retention freed the name) is never the one rolled back.
+ */
+function rollbackAction(
+  facts: DirectoryFacts,
+  recorded: RecordedOutcome,
+  rollback: NonNullable<ParseResult['rollback']>,
+): DirectoryAction {
+  const parsed = facts.parsed;
+  if (!parsed?.ok || parsed.transaction.metadata.namespace !== facts.namespace)
+    return { do: 'notice', notice: 'rollback-outside-policy' };
+  if (recorded.uid === undefined) return { do: 'notice', notice: 'rollback-unknown-uid' };
+  return { do: 'request-rollback', reason: rollback.reason, file: rollback.file, uid: recorded.uid };
 }
 
 function decideUnapplied(parsed: ParseResult): DirectoryAction[] {
@@ -95,9 +118,16 @@ function decideUnapplied(parsed: ParseResult): DirectoryAction[] {
   return [{ do: 'materialize' }];
 }
 
-/** The outcome the results branch will hold after `action`, for decisions later in the same poll. */
-export function outcomeAfter(action: DirectoryAction, facts: DirectoryFacts): RecordedOutcome | undefined {
-  if (action.do === 'materialize') return { phase: 'Pending', path: facts.path };
+/**
+ * The outcome the results branch will hold after `action`, for decisions later in the same poll;
+ * `uid` is that of the Transaction a materialization created.
+ */
+export function outcomeAfter(
+  action: DirectoryAction,
+  facts: DirectoryFacts,
+  uid?: string,
+): RecordedOutcome | undefined {
+  if (action.do === 'materialize') return { phase: 'Pending', path: facts.path, ...(uid && { uid }) };
   if (action.do === 'reject') return { phase: PHASE_REJECTED, path: facts.path };
   return undefined;
 }

@@ -14,8 +14,9 @@ import {
 } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
 import { BASELINE_FILE, BASELINE_KIND } from '../results/results-reader.ts';
+import { formatDiagnostic } from './diagnostic.ts';
 import { TRANSACTION_FILE } from './file-names.ts';
-import { PHASE_BASELINE } from './materialize-decision.ts';
+import { type DirectoryFacts, type NoticeKind, PHASE_BASELINE } from './materialize-decision.ts';
 
 /** Directories named in a baseline commit's body; the file lists them all. */
 const BODY_DIRECTORIES = 50;
@@ -64,7 +65,38 @@ export type RollbackRefusal =
   | { kind: 'not-applied' }
   | { kind: 'baseline' }
   | { kind: 'gone' }
-  | { kind: 'phase'; phase: string };
+  | { kind: 'phase'; phase: string }
+  /** The directory is invalid or outside the repository's policy as it stands. */
+  | { kind: 'policy'; problems: string[] }
+  /** The results record names no Transaction uid. */
+  | { kind: 'unknown-uid' }
+  /** The Transaction of that name is not the one this directory created. */
+  | { kind: 'not-created-here'; uid: string; recordedUid: string; origin: string };
+
+/** Problems quoted in a `policy` notice; the rest are counted. */
+const QUOTED_PROBLEMS = 5;
+
+/** Why a notice's ROLLBACK file does not act. */
+export function noticeRefusal(notice: NoticeKind, fact: DirectoryFacts): RollbackRefusal {
+  switch (notice) {
+    case 'rollback-of-baseline':
+      return { kind: 'baseline' };
+    case 'rollback-before-apply':
+      return { kind: 'not-applied' };
+    case 'rollback-unknown-uid':
+      return { kind: 'unknown-uid' };
+    case 'rollback-outside-policy': {
+      const parsed = fact.parsed;
+      const problems =
+        parsed && !parsed.ok
+          ? parsed.diagnostics.map(formatDiagnostic)
+          : [
+              `transaction.yaml now names namespace ${parsed?.namespace}; its Transaction lives in ${fact.namespace}`,
+            ];
+      return { kind: 'policy', problems };
+    }
+  }
+}
 
 /** A notice (no file changes): a ROLLBACK file was seen and could not act. */
 export function renderRollbackRefusal(dir: DirectoryRef, refusal: RollbackRefusal): ResultRecord {
@@ -107,6 +139,30 @@ function describeRefusal(
       return {
         subject: `rollback ignored (${refusal.phase})`,
         body: `A ROLLBACK file was added to ${at}, but the Transaction is ${refusal.phase}: there is nothing left to roll back.`,
+      };
+    case 'policy': {
+      const shown = refusal.problems.slice(0, QUOTED_PROBLEMS);
+      const more = refusal.problems.length - shown.length;
+      return {
+        subject: 'rollback refused (outside the policy)',
+        body:
+          `A ROLLBACK file was added to ${at}, but the directory as it stands is not one this repository ` +
+          `may apply in namespace ${id.split('/')[0]}, so it may not roll back ${id} either; nothing was requested.\n` +
+          [...shown, ...(more > 0 ? [`… and ${more} more`] : [])].join('\n'),
+      };
+    }
+    case 'unknown-uid':
+      return {
+        subject: 'rollback refused (no recorded uid)',
+        body: `A ROLLBACK file was added to ${at}, but the results branch does not say which Transaction (uid) this directory created, so none is rolled back.`,
+      };
+    case 'not-created-here':
+      return {
+        subject: 'rollback refused (not created here)',
+        body:
+          `A ROLLBACK file was added to ${at}, but the Transaction ${id} in the cluster (uid ${refusal.uid || 'unknown'}, ` +
+          `from ${refusal.origin}) is not the one this directory created (uid ${refusal.recordedUid}): ` +
+          'it is left alone.',
       };
   }
 }

@@ -22,8 +22,14 @@ import type { FlushReport } from '../results/writer.ts';
 import type { TransactionApi } from './cluster-transactions.ts';
 import { type DirectoryAction, decideDirectory, outcomeAfter } from './materialize-decision.ts';
 import { type GatheredFacts, gatherFacts, listDirectories } from './materialize-facts.ts';
-import { renderBaseline, renderClusterRefusal, renderRollbackRefusal } from './materialize-records.ts';
+import {
+  noticeRefusal,
+  renderBaseline,
+  renderClusterRefusal,
+  renderRollbackRefusal,
+} from './materialize-records.ts';
 import type { ParseOptions } from './options.ts';
+import { newStampKey, withStamp } from './provenance.ts';
 import type { CursorStore, GitCursor } from './state.ts';
 import { CursorConflictError } from './state.ts';
 
@@ -118,14 +124,19 @@ export class Materializer {
       next = await this.#apply(snapshot.facts, cursor, summary);
     }
     await this.#flush();
-    await this.#save({ lastCommit: snapshot.tip, nextSequence: next });
+    await this.#save({ ...cursor, lastCommit: snapshot.tip, nextSequence: next });
     return summary;
   }
 
   async #loadCursor(): Promise<GitCursor> {
     const saved = await this.#o.cursor.load();
     const floor = this.#o.sequenceFloor?.() ?? 0;
-    const cursor = { lastCommit: saved?.lastCommit, nextSequence: Math.max(saved?.nextSequence ?? 0, floor) };
+    const cursor = {
+      lastCommit: saved?.lastCommit,
+      nextSequence: Math.max(saved?.nextSequence ?? 0, floor),
+      // A lost key costs only the adoption of a Transaction created just before it was lost.
+      stampKey: saved?.stampKey ?? newStampKey(),
+    };
     this.#cursor = cursor;
     return cursor;
   }
@@ -185,12 +196,15 @@ export class Materializer {
       for (const action of decideDirectory(fact, overlay.get(key) ?? fact.recorded)) {
         if (action.do === 'materialize' && !reserved) {
           // Durable before any Transaction carries one: a restart never hands out a number twice.
-          await this.#save({ lastCommit: cursor.lastCommit, nextSequence: first + facts.length });
+          await this.#save({ ...cursor, nextSequence: first + facts.length });
           reserved = true;
         }
         const outcome = await this.#execute(action, fact, next, summary);
-        if (outcome === 'materialized') next++;
-        const after = outcome === 'refused' ? { phase: 'Rejected' } : outcomeAfter(action, fact);
+        if (typeof outcome === 'object') next++;
+        const after =
+          outcome === 'refused'
+            ? { phase: 'Rejected' }
+            : outcomeAfter(action, fact, typeof outcome === 'object' ? outcome.uid : undefined);
         if (after) overlay.set(key, after);
       }
     }
@@ -202,7 +216,7 @@ export class Materializer {
     fact: GatheredFacts,
     sequence: number,
     summary: PollSummary,
-  ): Promise<'materialized' | 'refused' | 'done'> {
+  ): Promise<Materialized | 'refused' | 'done'> {
     const dir: DirectoryRef = {
       namespace: fact.namespace,
       name: fact.name,
@@ -234,16 +248,13 @@ export class Materializer {
         log.info({ files: action.files }, 'edit of a materialized directory ignored');
         return 'done';
       case 'notice':
-        await this.#o.results.write(
-          renderRollbackRefusal(dir, {
-            kind: action.notice === 'rollback-of-baseline' ? 'baseline' : 'not-applied',
-          }),
-        );
+        await this.#o.results.write(renderRollbackRefusal(dir, noticeRefusal(action.notice, fact)));
         summary.notices++;
         return 'done';
       case 'request-rollback': {
         const reason = rollbackReason(action.reason, action.file, fact.commit);
-        const outcome = await this.#o.cluster.requestRollback(dir.namespace, dir.name, reason);
+        const origin = { uid: action.uid, repository: this.#o.repository.display, path: fact.path };
+        const outcome = await this.#o.cluster.requestRollback(dir.namespace, dir.name, reason, origin);
         if (outcome.kind === 'refused') {
           await this.#o.results.write(renderRollbackRefusal(dir, outcome.refusal));
           summary.notices++;
@@ -261,9 +272,13 @@ export class Materializer {
     sequence: number,
     summary: PollSummary,
     log: Logger,
-  ): Promise<'materialized' | 'refused' | 'done'> {
+  ): Promise<Materialized | 'refused' | 'done'> {
     if (!fact.parsed?.ok) return 'done';
-    const created = await this.#o.cluster.create(withSequence(fact.parsed.transaction, sequence));
+    const stampKey = this.#cursor?.stampKey ?? '';
+    const created = await this.#o.cluster.create(
+      withStamp(withSequence(fact.parsed.transaction, sequence), stampKey),
+      stampKey,
+    );
     if (created.kind === 'refused') {
       await this.#o.results.write(renderClusterRefusal(dir, created, this.#o.context));
       summary.rejected++;
@@ -273,7 +288,7 @@ export class Materializer {
     await this.#o.recordMaterialized(created.transaction);
     summary.materialized++;
     log.info({ sequence, existed: created.kind === 'exists' }, 'transaction materialized');
-    return 'materialized';
+    return { uid: created.transaction.metadata.uid ?? '' };
   }
 
   #source(commit: string, path: string): { repository: string; revision: string; path: string } {
@@ -297,6 +312,9 @@ export class Materializer {
     }
   }
 }
+
+/** A Transaction created (or adopted) from a directory: later decisions of the poll need its uid. */
+type Materialized = { uid: string };
 
 function withSequence(transaction: Transaction, sequence: number): Transaction {
   const annotations = { ...transaction.metadata.annotations, [ANNOTATION_SOURCE_SEQUENCE]: String(sequence) };

@@ -1,6 +1,6 @@
 /**
  * Where the materializer keeps its place in the watched branch: the last processed commit and
- * the next source-sequence number. Stored in a ConfigMap in the controller namespace, one per
+ * the next source-sequence number, and the key that stamps the Transactions it creates. Stored in a ConfigMap in the controller namespace, one per
  * (repository, branch, root), written only by the leader and always conditionally (the
  * resourceVersion it last saw), so two replicas can never both move it.
  *
@@ -25,6 +25,11 @@ export interface GitCursor {
   lastCommit: string | undefined;
   /** The source-sequence of the next materialized directory. */
   nextSequence: number;
+  /**
+   * The key of the provenance stamps of the Transactions the materializer creates
+   * (provenance.ts); saved before the first Transaction carries a stamp made with it.
+   */
+  stampKey?: string | undefined;
 }
 
 /** The watched repository, branch and folder a cursor belongs to. */
@@ -49,6 +54,8 @@ export class CursorConflictError extends Error {
 }
 
 const SHA1 = /^[0-9a-f]{40}$/;
+/** 256 bits, base64url (provenance.ts newStampKey). */
+const STAMP_KEY = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * A stable, valid name: `janus-git-state-<hash of repository, branch, root and instance>`. The
@@ -124,7 +131,8 @@ export class ConfigMapCursorStore implements CursorStore {
         `${where}: data.nextSequence is not a whole number: ${JSON.stringify(data.nextSequence)}`,
       );
     }
-    return { lastCommit, nextSequence };
+    const stampKey = STAMP_KEY.test(data.stampKey ?? '') ? data.stampKey : undefined;
+    return { lastCommit, nextSequence, stampKey };
   }
 
   #render(cursor: GitCursor): KubeObject {
@@ -142,6 +150,7 @@ export class ConfigMapCursorStore implements CursorStore {
         root: this.#source.root,
         lastCommit: cursor.lastCommit ?? '',
         nextSequence: String(cursor.nextSequence),
+        ...(cursor.stampKey && { stampKey: cursor.stampKey }),
       },
     };
   }

@@ -11,10 +11,10 @@
 import PQueue from 'p-queue';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
-  ANNOTATION_SOURCE_SEQUENCE,
   API_VERSION,
   type Phase,
   PLURAL,
+  sourceSequence,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
 import { transactionSelector } from '../controller/installation.ts';
@@ -112,8 +112,8 @@ export class ResultsReporter {
     let max = -1;
     for (const txn of this.informer.list()) {
       if (!this.#ours(txn)) continue;
-      const sequence = Number(txn.metadata.annotations?.[ANNOTATION_SOURCE_SEQUENCE]);
-      if (Number.isSafeInteger(sequence)) max = Math.max(max, sequence);
+      const sequence = sourceSequence(txn.metadata.annotations);
+      if (sequence !== undefined) max = Math.max(max, sequence);
     }
     return max + 1;
   }

@@ -18,6 +18,8 @@ export interface RecordedOutcome {
   revision?: string;
   /** The source directory, when recorded. */
   path?: string;
+  /** The uid of the Transaction the record is about, when recorded. */
+  uid?: string;
 }
 
 /** The file listing the directories a first run recorded as baseline (never applied). */
@@ -35,6 +37,7 @@ export function parseBaselineFile(text: string): Set<string> {
 /** The fields of a result file (results/<ns>/<name>.yaml) that decisions use. */
 export interface ResultDocument {
   phase: string;
+  transaction?: { namespace?: string; name?: string; uid?: string };
   progress?: string;
   message?: string;
   source?: { repository?: string; revision?: string; path?: string };
@@ -54,6 +57,7 @@ export function recordedOutcome(doc: ResultDocument): RecordedOutcome {
     phase: doc.phase,
     ...(typeof doc.source?.revision === 'string' && { revision: doc.source.revision }),
     ...(typeof doc.source?.path === 'string' && { path: doc.source.path }),
+    ...(typeof doc.transaction?.uid === 'string' && { uid: doc.transaction.uid }),
   };
 }
 

@@ -63,6 +63,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
     ].map((file) => join(REPO_ROOT, `manifests/rbac/${file}.yaml`)),
     join(REPO_ROOT, 'manifests/policy/transaction-service-account.yaml'),
     join(REPO_ROOT, 'manifests/policy/transaction-instance.yaml'),
+    join(REPO_ROOT, 'manifests/policy/transaction-provenance.yaml'),
   );
 }
 

@@ -362,8 +362,29 @@ export const ANNOTATION_CANCEL = `${GROUP}/cancel`;
 export const ANNOTATION_SOURCE_REPOSITORY = `${GROUP}/source-repository`;
 export const ANNOTATION_SOURCE_REVISION = `${GROUP}/source-revision`;
 export const ANNOTATION_SOURCE_PATH = `${GROUP}/source-path`;
+/**
+ * Proof that Janus created the Transaction from that directory: an HMAC of its name and source
+ * annotations under a key only the controller holds (in its Git cursor). Checked before a
+ * Transaction found under a directory's name is adopted.
+ */
+export const ANNOTATION_SOURCE_STAMP = `${GROUP}/source-stamp`;
 /** Position of the source commit on the watched branch; orders contested locks. */
 export const ANNOTATION_SOURCE_SEQUENCE = `${GROUP}/source-sequence`;
+
+/**
+ * The largest source-sequence Janus hands out: 2^40, a thousand directories a second for 34
+ * years. A larger value (or one that is not a whole number) is not one Janus wrote: it orders
+ * nothing and never raises the next sequence.
+ */
+export const MAX_SOURCE_SEQUENCE = 2 ** 40;
+
+/** A Transaction's place in Git order, when it has a valid one. */
+export function sourceSequence(annotations: Record<string, string> | undefined): number | undefined {
+  const text = annotations?.[ANNOTATION_SOURCE_SEQUENCE];
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const sequence = Number(text);
+  return sequence <= MAX_SOURCE_SEQUENCE ? sequence : undefined;
+}
 
 export const FINALIZER = `${GROUP}/lease-cleanup`;
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';

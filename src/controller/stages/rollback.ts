@@ -32,7 +32,7 @@ export async function rollback(run: SagaRun): Promise<StageResult> {
     txn.spec.serviceAccountName,
   );
   if (refusal) return finish(run, items, refusal.message);
-  const locked = await holdLocks(run, pending);
+  const locked = await holdLocks(run, pending, { rollingBack: true });
   if (!locked.held) return lockWait(run, locked.message, locked.retryInMs);
 
   let reader: StoreReader;

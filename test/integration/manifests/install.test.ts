@@ -78,6 +78,8 @@ describe('kubectl apply -k manifests/', () => {
         'ValidatingAdmissionPolicy', // janus-transaction-service-account
         'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicy', // janus-transaction-instance
+        'ValidatingAdmissionPolicy', // janus-transaction-provenance
+        'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );

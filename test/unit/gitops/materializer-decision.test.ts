@@ -55,7 +55,8 @@ function facts(
   };
 }
 
-const recorded = (phase: string): RecordedOutcome => ({ phase, path: 'transactions/deploy' });
+const UID = '7d3c1a2e-0000-4000-8000-000000000001';
+const recorded = (phase: string): RecordedOutcome => ({ phase, path: 'transactions/deploy', uid: UID });
 const decide = (f: DirectoryFacts, r?: RecordedOutcome): string[] =>
   decideDirectory(f, r).map((a: DirectoryAction) =>
     a.do === 'ignore-edit'
@@ -111,7 +112,12 @@ describe('a materialized directory', () => {
       rollbackAdded: true,
     });
     expect(decideDirectory(added, recorded('Committed'))).toEqual([
-      { do: 'request-rollback', reason: 'INC-42: checkout broken', file: 'transactions/deploy/ROLLBACK' },
+      {
+        do: 'request-rollback',
+        reason: 'INC-42: checkout broken',
+        file: 'transactions/deploy/ROLLBACK',
+        uid: UID,
+      },
     ]);
   });
 
