@@ -96,11 +96,13 @@ async function decoy(ns: string, revision: string): Promise<void> {
 const controller = <T>(ns: string, body: () => Promise<T>): Promise<T> =>
   withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' }, body);
 
+/** What Janus told about the Transaction (its Events), as "reason: message". */
 async function eventMessages(ns: string): Promise<string[]> {
   const events = await clients.admin.list('v1', 'Event', ns);
-  return events.items.map(
-    (e) => `${(e as { reason?: string }).reason}: ${(e as { message?: string }).message}`,
-  );
+  type Event = { reason?: string; message?: string; involvedObject?: { kind?: string } };
+  return (events.items as unknown as Event[])
+    .filter((e) => e.involvedObject?.kind === 'Transaction')
+    .map((e) => `${e.reason}: ${e.message}`);
 }
 
 describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gate', () => {
@@ -123,14 +125,18 @@ describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gat
       await decoy(ns, updateRevision);
       // The decoy is failing, and the gate still waits on the set's own pods.
       expect((await getTxn(clients.admin, ns, 'release')).status?.phase).toBe('Verifying');
-      const txn = await waitForPhase(clients.admin, ns, 'release', 'RolledBack', 180_000);
-      expect(txn.status?.conditions?.find((c) => c.type === 'Healthy')?.reason).toBe('HealthCheckTimeout');
+      const txn = await waitForPhase(clients.admin, ns, 'release', 'RolledBack', 150_000);
+      // Rolled back because the set's own pods never got Ready in time, not because of the decoy.
+      expect(txn.status?.health).toMatchObject({ check: 'Rollback', result: 'Healthy' });
       const messages = await eventMessages(ns);
       expect(messages.filter((m) => m.includes('db-decoy'))).toEqual([]);
       expect(messages.some((m) => m.startsWith('HealthCheckFailed'))).toBe(false);
+      expect(messages.find((m) => m.startsWith('HealthCheckTimeout'))).toContain(`StatefulSet ${ns}/db`);
     });
-  });
+  }, 300_000);
 
+  // A guard more than a reproduction: whether the unfixed gate looked at the rollback while the
+  // set's own pod was still starting (and so counted the decoy) depended on timing.
   it('a decoy placed beforehand with the current revision’s hash does not make the rollback unhealthy', async () => {
     const { ns, revision } = await setWithNeighbour('iso-decoy-back');
     await decoy(ns, revision);
@@ -138,7 +144,7 @@ describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gat
       await clients.admin.create(
         transaction(ns, 'release', [newImage(POD_IMAGES.crashLoop)], { health: { timeout: '3m' } }),
       );
-      const txn = await waitForPhase(clients.admin, ns, 'release', 'RolledBack', 180_000);
+      const txn = await waitForPhase(clients.admin, ns, 'release', 'RolledBack', 120_000);
       // The rollout failed on the set's own crash-looping pod; the rollback back to `revision`
       // is checked on the set's own pods only.
       expect(txn.status?.health).toMatchObject({ check: 'Rollback', result: 'Healthy' });
@@ -150,5 +156,5 @@ describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gat
         ),
       ).toBe(true);
     });
-  });
+  }, 300_000);
 });
