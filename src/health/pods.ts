@@ -111,14 +111,17 @@ export function failingPod(workload: KubeObject, pods: readonly KubeObject[]): H
   return undefined;
 }
 
-/** Pods whose controller is `owner` (pods with no controller reference are taken as the caller's choice). */
-export function podsControlledBy(owner: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
-  return pods.filter((pod) => {
-    const controller = pod.metadata.ownerReferences?.find((r) => r.controller);
-    if (!controller) return true;
-    if (controller.uid && owner.metadata.uid) return controller.uid === owner.metadata.uid;
-    return controller.kind === owner.kind && controller.name === owner.metadata.name;
-  });
+/**
+ * The objects whose controller is `owner`: an ownerReference with controller=true naming the
+ * owner's uid. Anyone who may create pods in the namespace can label a bare pod like a workload's
+ * (even with its revision hash), so an object without a controller reference, or one whose
+ * controller is another object, never counts: a decoy must not fail, or pass, someone else's gate.
+ * Without a uid on either side nothing can prove ownership, so nothing counts.
+ */
+export function controlledBy(owner: KubeObject, objects: readonly KubeObject[]): KubeObject[] {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  return objects.filter((o) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid === uid);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   said,
   stringAt,
 } from './fields.ts';
-import { failingPod, newestRevisionPods, podsControlledBy } from './pods.ts';
+import { controlledBy, failingPod, newestRevisionPods } from './pods.ts';
 
 const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 
@@ -91,28 +91,25 @@ function deploymentRollout(obj: KubeObject, progressingReason: string | undefine
 }
 
 /**
- * The pods of the Deployment's current revision: those of the ReplicaSet whose revision annotation
- * matches the Deployment's, or, without ReplicaSets, those with the newest pod-template-hash.
+ * The pods of the Deployment's current revision. Only pods controlled by a ReplicaSet the
+ * Deployment controls count (a look-alike pod or ReplicaSet is someone else's); of those, the
+ * pods of the ReplicaSet whose revision annotation matches the Deployment's, or, when none does
+ * yet, those with the newest pod-template-hash.
  */
 function newDeploymentPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
-  const pods = related.pods ?? [];
+  const replicaSets = controlledBy(obj, related.replicaSets ?? []);
   const revision = obj.metadata.annotations?.[REVISION_ANNOTATION];
-  const newReplicaSet = (related.replicaSets ?? []).find(
-    (rs) =>
-      revision !== undefined &&
-      rs.metadata.annotations?.[REVISION_ANNOTATION] === revision &&
-      podsControlledBy(obj, [rs]).length === 1,
+  const newReplicaSet = replicaSets.find(
+    (rs) => revision !== undefined && rs.metadata.annotations?.[REVISION_ANNOTATION] === revision,
   );
-  if (!newReplicaSet) return newestRevisionPods(pods, 'pod-template-hash');
-  const hash = newReplicaSet.metadata.labels?.['pod-template-hash'];
-  return podsControlledBy(newReplicaSet, pods).filter(
-    (p) => hash === undefined || p.metadata.labels?.['pod-template-hash'] === hash,
-  );
+  if (newReplicaSet) return controlledBy(newReplicaSet, related.pods ?? []);
+  const owned = replicaSets.flatMap((rs) => controlledBy(rs, related.pods ?? []));
+  return newestRevisionPods(owned, 'pod-template-hash');
 }
 
 export function assessStatefulSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
   const updateRevision = stringAt(obj, 'status', 'updateRevision');
-  const owned = podsControlledBy(obj, related.pods ?? []);
+  const owned = controlledBy(obj, related.pods ?? []);
   const newPods = updateRevision
     ? owned.filter((p) => p.metadata.labels?.['controller-revision-hash'] === updateRevision)
     : newestRevisionPods(owned, 'controller-revision-hash');
@@ -173,7 +170,7 @@ function statefulSetRollout(obj: KubeObject): HealthAssessment {
 }
 
 export function assessDaemonSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
-  const owned = podsControlledBy(obj, related.pods ?? []);
+  const owned = controlledBy(obj, related.pods ?? []);
   // The DaemonSet controller labels each pod with the generation of the template it was made from.
   const generation = obj.metadata.generation;
   const newPods =
@@ -210,7 +207,7 @@ export function assessReplicaSet(obj: KubeObject, related: RelatedObjects): Heal
   return unlessPodsFail(
     obj,
     notYetObserved(obj) ?? replicaSetCounts(obj),
-    podsControlledBy(obj, related.pods ?? []),
+    controlledBy(obj, related.pods ?? []),
   );
 }
 
@@ -252,7 +249,7 @@ export function assessJob(obj: KubeObject, related: RelatedObjects): HealthAsses
     return assessment(obj, 'InProgress', 'JobSuspended', 'suspended');
   const counts = `${statusCount(obj, 'active')} active, ${statusCount(obj, 'succeeded')} succeeded, ${statusCount(obj, 'failed')} failed pods`;
   const running = assessment(obj, 'InProgress', 'JobRunning', `running: ${counts}`);
-  return unlessPodsFail(obj, running, podsControlledBy(obj, related.pods ?? []));
+  return unlessPodsFail(obj, running, controlledBy(obj, related.pods ?? []));
 }
 
 export function assessPersistentVolumeClaim(obj: KubeObject): HealthAssessment {

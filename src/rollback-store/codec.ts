@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/resources.ts';
+import { viewMayRead } from './view-readable.ts';
 
 export interface Snapshot {
   index: number;
@@ -46,16 +47,18 @@ export const INDEX_KEY = 'index.json';
 /**
  * Where a prior state may be kept so it is never readable by more people than its source. A
  * ConfigMap in the transaction's namespace is readable with the `view` role there, so it holds
- * only objects of that same namespace that `view` can read anyway. Everything else goes to a
- * Secret, which only those who may read the namespace's Secrets see (in stock RBAC: those who
- * can already run pods as its ServiceAccounts, and so read what the transaction's
- * ServiceAccount read): Secrets, RBAC objects, targets in other namespaces, cluster-scoped ones.
+ * only objects of that same namespace of a kind the built-in `view` role may read anyway (see
+ * view-readable.ts). Everything else goes to a Secret, which only those who may read the
+ * namespace's Secrets see (in stock RBAC: those who can already run pods as its ServiceAccounts,
+ * and so read what the transaction's ServiceAccount read): Secrets, RBAC objects, custom
+ * resources, Leases, Transactions, any kind not on the list, targets in other namespaces and
+ * cluster-scoped ones. The index records where each went, so a reader finds a prior state
+ * wherever it was written, stores written under an older rule included.
  */
 export function storeKindFor(prior: KubeObject | undefined, namespace: string): StoreKind {
   if (!prior) return 'ConfigMap'; // "did not exist" reveals nothing the target's name does not
-  const group = prior.apiVersion.includes('/') ? prior.apiVersion.split('/')[0] : '';
-  const sensitive = (group === '' && prior.kind === 'Secret') || group === 'rbac.authorization.k8s.io';
-  return sensitive || prior.metadata.namespace !== namespace ? 'Secret' : 'ConfigMap';
+  const viewable = viewMayRead(prior.apiVersion, prior.kind) && prior.metadata.namespace === namespace;
+  return viewable ? 'ConfigMap' : 'Secret';
 }
 
 export function encodeStore(

@@ -2,7 +2,7 @@ import type { WebhookHeaders } from './headers.ts';
 import type { WebhookProvider } from './providers.ts';
 import { classifyEvent, parsePushRef } from './push-event.ts';
 import type { WebhookResponseBody } from './respond.ts';
-import { type SignatureVerdict, verifySignature, type WebhookSecret } from './signature.ts';
+import { UNAUTHORIZED, verifyBodyHmac, verifySignature, type WebhookSecret } from './signature.ts';
 
 /** How a request ended, as a metric label value. */
 export type WebhookOutcome =
@@ -12,6 +12,8 @@ export type WebhookOutcome =
   | 'unauthorized'
   | 'bad_request'
   | 'payload_too_large'
+  | 'timed_out'
+  | 'busy'
   | 'method_not_allowed'
   | 'not_found'
   | 'aborted'
@@ -20,8 +22,10 @@ export type WebhookOutcome =
 export interface Delivery {
   readonly provider: WebhookProvider;
   readonly headers: WebhookHeaders;
-  /** The exact bytes received. */
-  readonly body: Buffer;
+  /** The exact bytes received; undefined when the body was too long to keep (then only hashed). */
+  readonly body: Buffer | undefined;
+  /** HMAC-SHA256 of the body computed as it streamed in; computed from `body` when absent. */
+  readonly bodyHmac?: Buffer | undefined;
   readonly secret: WebhookSecret;
   /** The full ref of the watched branch, e.g. `refs/heads/main`. */
   readonly watchedRef: string;
@@ -37,18 +41,15 @@ export interface DeliveryDecision {
   readonly detail?: string;
 }
 
-const UNAUTHORIZED: Readonly<Record<Exclude<SignatureVerdict, 'valid'>, string>> = {
-  missing: 'missing signature',
-  malformed: 'malformed signature',
-  mismatch: 'invalid signature',
-};
-
 /**
  * Decides what to do with a delivery whose body was read in full. The signature is checked
  * before the body is parsed, so unauthenticated input is never interpreted.
  */
 export function evaluateDelivery(delivery: Delivery): DeliveryDecision {
-  const verdict = verifySignature(delivery.provider, delivery.headers, delivery.body, delivery.secret);
+  const verdict =
+    delivery.bodyHmac !== undefined || delivery.body === undefined
+      ? verifyBodyHmac(delivery.provider, delivery.headers, delivery.bodyHmac, delivery.secret)
+      : verifySignature(delivery.provider, delivery.headers, delivery.body, delivery.secret);
   if (verdict !== 'valid') {
     const error = UNAUTHORIZED[verdict];
     return { statusCode: 401, response: { error }, outcome: 'unauthorized', detail: error };
@@ -58,6 +59,8 @@ export function evaluateDelivery(delivery: Delivery): DeliveryDecision {
   if (event.kind === 'ping') return { statusCode: 200, response: { status: 'pong' }, outcome: 'ping' };
   if (event.kind === 'other') return ignored(`event "${event.name}" does not trigger a poll`);
 
+  // Authentic, but longer than what is kept to read its ref: a poll reads Git itself anyway.
+  if (delivery.body === undefined) return triggered(undefined);
   const push = parsePushRef(delivery.provider, delivery.body);
   if (!push.ok) {
     return { statusCode: 400, response: { error: push.error }, outcome: 'bad_request', detail: push.error };
@@ -65,12 +68,11 @@ export function evaluateDelivery(delivery: Delivery): DeliveryDecision {
   if (push.ref !== undefined && push.ref !== delivery.watchedRef) {
     return ignored(`${push.ref} is not the watched branch ${delivery.watchedRef}`);
   }
-  return {
-    statusCode: 202,
-    response: { status: 'triggered' },
-    outcome: 'triggered',
-    trigger: { ref: push.ref },
-  };
+  return triggered(push.ref);
+}
+
+function triggered(ref: string | undefined): DeliveryDecision {
+  return { statusCode: 202, response: { status: 'triggered' }, outcome: 'triggered', trigger: { ref } };
 }
 
 /** Authentic but irrelevant: acknowledged with 202 so the Git host does not retry or flag it. */

@@ -25,6 +25,13 @@ const HMAC_HEADERS: Readonly<Record<Exclude<WebhookProvider, 'gitlab'>, readonly
   ],
 };
 
+/** What a refused request is told (and the log says); never echoes the signature or secret. */
+export const UNAUTHORIZED: Readonly<Record<Exclude<SignatureVerdict, 'valid'>, string>> = {
+  missing: 'missing signature',
+  malformed: 'malformed signature',
+  mismatch: 'invalid signature',
+};
+
 const GITLAB_TOKEN_HEADER = 'x-gitlab-token';
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
@@ -43,14 +50,55 @@ export function verifySignature(
   rawBody: Buffer,
   secret: WebhookSecret,
 ): SignatureVerdict {
-  if (provider === 'gitlab') return verifyToken(headerValue(headers, GITLAB_TOKEN_HEADER), secret);
-  const header = HMAC_HEADERS[provider].find(
-    (candidate) => headerValue(headers, candidate.name) !== undefined,
+  return verifyBodyHmac(
+    provider,
+    headers,
+    provider === 'gitlab' ? undefined : hmacSha256(secret, rawBody),
+    secret,
   );
+}
+
+/**
+ * As verifySignature, given the HMAC-SHA256 of the body computed as it streamed in (unused for
+ * GitLab, whose token does not cover the body).
+ */
+export function verifyBodyHmac(
+  provider: WebhookProvider,
+  headers: WebhookHeaders,
+  bodyHmac: Buffer | undefined,
+  secret: WebhookSecret,
+): SignatureVerdict {
+  const early = verdictBeforeBody(provider, headers, secret);
+  if (early !== undefined) return early;
+  const header = signatureHeader(provider, headers);
+  const received = header && parseHexDigest(headerValue(headers, header.name) ?? '', header.prefix);
+  return received && bodyHmac && constantTimeEqual(received, bodyHmac) ? 'valid' : 'mismatch';
+}
+
+/**
+ * The verdict the headers alone give, before a byte of the body is read: GitLab's token is
+ * checked in full; a missing or malformed signature is refused. Undefined when only the body's
+ * HMAC can tell, so an unauthenticated sender costs no body reading when it sends no signature.
+ */
+export function verdictBeforeBody(
+  provider: WebhookProvider,
+  headers: WebhookHeaders,
+  secret: WebhookSecret,
+): SignatureVerdict | undefined {
+  if (provider === 'gitlab') return verifyToken(headerValue(headers, GITLAB_TOKEN_HEADER), secret);
+  const header = signatureHeader(provider, headers);
   if (header === undefined) return 'missing';
-  const received = parseHexDigest(headerValue(headers, header.name) ?? '', header.prefix);
-  if (received === undefined) return 'malformed';
-  return constantTimeEqual(received, hmacSha256(secret, rawBody)) ? 'valid' : 'mismatch';
+  if (parseHexDigest(headerValue(headers, header.name) ?? '', header.prefix) === undefined)
+    return 'malformed';
+  return undefined;
+}
+
+function signatureHeader(
+  provider: Exclude<WebhookProvider, 'gitlab'> | WebhookProvider,
+  headers: WebhookHeaders,
+) {
+  if (provider === 'gitlab') return undefined;
+  return HMAC_HEADERS[provider].find((candidate) => headerValue(headers, candidate.name) !== undefined);
 }
 
 export function hmacSha256(secret: WebhookSecret, body: Buffer): Buffer {

@@ -181,9 +181,11 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
 /**
  * The controllers the tests' workloads need, and nothing else: the node-lifecycle controller lifts
  * the not-ready taint a new node gets, the workload controllers turn Deployments, StatefulSets,
- * DaemonSets and Jobs into pods.
+ * DaemonSets and Jobs into pods, and the ClusterRole aggregation controller fills the built-in
+ * `view`, `edit` and `admin` roles (tests act as a user bound to them).
  */
 const CONTROLLERS = [
+  'clusterrole-aggregation-controller',
   'garbage-collector-controller',
   'namespace-controller',
   'deployment-controller',

@@ -329,10 +329,12 @@ describe('the Helm chart manifests/helm/janus', () => {
     const service = chart.get(`Service ${NAMESPACE}/${RELEASE}`) as KubeObject & {
       spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string }[] };
     };
-    expect(service.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([
-      ['http', 9090, 'http'],
+    expect(service.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([['http', 9090, 'http']]);
+    const webhookService = chart.get(`Service ${NAMESPACE}/${RELEASE}-webhook`) as typeof service;
+    expect(webhookService.spec.ports.map((p) => [p.name, p.port, p.targetPort])).toEqual([
       ['webhook', 8081, 'webhook'],
     ]);
+    expect(webhookService.spec.selector).toEqual(service.spec.selector);
     expect(service.metadata.annotations?.['prometheus.io/port']).toBe('9090');
     const monitor = chart.get(`ServiceMonitor ${NAMESPACE}/${RELEASE}`) as KubeObject & {
       spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string }[] };
@@ -340,6 +342,39 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics' }]);
     for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels))
       expect({ ...service.metadata.labels, ...service.spec.selector }[key], key).toBe(value);
+  });
+
+  it('a public webhook Service targets the webhook listener alone, never the metrics port (issue 21, finding 8)', () => {
+    const chart = template(
+      RELEASE,
+      NAMESPACE,
+      '--set',
+      'webhook.enabled=true,webhook.service.type=LoadBalancer,git.repository=https://git.example/changes',
+      '--set',
+      'git.token=a-token,git.webhookSecret=a-secret',
+    );
+    type Service = KubeObject & { spec: { type?: string; ports: { name: string; targetPort: string }[] } };
+    const services = chart.filter((o) => o.kind === 'Service') as Service[];
+    const exposed = services.filter((s) => s.spec.type === 'LoadBalancer');
+    expect(exposed.map((s) => s.metadata.name)).toEqual([`${RELEASE}-webhook`]);
+    expect(exposed[0]?.spec.ports.map((p) => p.targetPort)).toEqual(['webhook']);
+    expect(JSON.stringify(exposed)).not.toContain('metrics');
+    // The metrics port stays on the ClusterIP Service.
+    const internal = services.find((s) => s.metadata.name === RELEASE);
+    expect(internal?.spec.type).toBe('ClusterIP');
+    expect(internal?.spec.ports.map((p) => p.name)).toEqual(['http']);
+    // Without a listener of its own, /webhook shares port http with /metrics: refused when public.
+    const shared = helm([
+      'template',
+      RELEASE,
+      CHART,
+      '--set',
+      'webhook.enabled=true,webhook.ownListener=false,service.type=LoadBalancer',
+      '--set',
+      'git.repository=https://git.example/changes,git.token=t,git.webhookSecret=w',
+    ]);
+    expect(shared.status).not.toBe(0);
+    expect(shared.stderr).toContain('keep service.type ClusterIP');
   });
 
   it('helm template | kubectl apply --dry-run=server -f -: the API server accepts every object, with no Pod Security warning', () => {

@@ -245,9 +245,10 @@ describe('assessHealth: Deployment', () => {
     });
   });
 
-  it('finds the new revision by pod-template-hash age when no ReplicaSets are given', () => {
-    const verdict = assessHealth(deployment(midRollout), {
+  it('finds the new revision by pod-template-hash age when no ReplicaSet has its revision yet', () => {
+    const verdict = assessHealth(deployment(midRollout, { annotations: { [REVISION]: '3' } }), {
       pods: [oldPod(running), newPod(imagePullBackOff)],
+      replicaSets: [oldReplicaSet, newReplicaSet],
     });
     expect(verdict).toMatchObject({ status: 'Failed', reason: 'ImagePullBackOff' });
     expect(verdict.message).toContain('pod shop/web-7d9c5b8f6d-x2k4q container app');

@@ -159,16 +159,16 @@ describe('encodeStore: Secrets', () => {
     expect(decodeAll(store, [1])[0]?.prior).toEqual(big);
   });
 
-  it('treats only core v1 Secrets as secret', () => {
+  it('goes by API group and kind: a custom resource named like a core kind is no core kind', () => {
     const lookalike: KubeObject = {
       apiVersion: 'example.io/v1',
-      kind: 'Secret',
+      kind: 'ConfigMap',
       metadata: { name: 's', namespace: 'shop' },
       spec: {},
     };
     const store = encodeStore([{ index: 0, prior: lookalike }], 'shop');
-    expect(store.secrets).toHaveLength(0);
-    expect(decodeIndex(store.configMaps[0]).items['0']?.kind).toBe('ConfigMap');
+    expect(store.secrets).toHaveLength(1);
+    expect(decodeIndex(store.configMaps[0]).items['0']?.kind).toBe('Secret');
   });
 });
 

@@ -184,7 +184,11 @@ describe('limits and failures', () => {
     const { port } = new URL(server.url);
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write('POST /webhook/github HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"ref":');
+    // A well-formed signature: only the body's HMAC can tell it is wrong, so the body is read.
+    const signature = `X-Hub-Signature-256: sha256=${'0'.repeat(64)}`;
+    socket.write(
+      `POST /webhook/github HTTP/1.1\r\nHost: x\r\n${signature}\r\nContent-Length: 100\r\n\r\n{"ref":`,
+    );
 
     await vi.waitFor(() => expect(server.requestsSeen()).toBe(1), { timeout: 10_000 });
     socket.destroy();
