@@ -170,6 +170,92 @@ describe('a tenant cannot wedge a transaction with what it writes into its statu
   });
 });
 
+describe('a status write refused for a reason nobody thought of', () => {
+  it('still makes its transition, saying StatusWriteRefused: the cancel ends RolledBack, locks released', async () => {
+    // A cluster admin's policy the controller knows nothing about: no status message may carry
+    // a word. The tenant's cancel reason carries it.
+    await applyManifests(clients.admin, NO_WORD_POLICY);
+    const ns = await testNamespace(clients.admin, 'iso-refused', {
+      deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
+      labels: { [POLICY_LABEL]: 'on' },
+    });
+    await controllerFor(ns, async () => {
+      await clients.admin.create(
+        transaction(
+          ns,
+          'expose',
+          [
+            {
+              target: { apiVersion: 'v1', kind: 'Service', name: 'public' },
+              type: 'Create',
+              content: { spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } },
+            },
+          ],
+          { timeout: '2m', health: { timeout: '1h' } },
+        ),
+      );
+      await waitForPhase(clients.admin, ns, 'expose', 'Verifying');
+      await clients.admin.patch(
+        txnRef(ns, 'expose'),
+        { metadata: { annotations: { 'tx.janus.io/cancel': 'the plumbus leaked' } } },
+        PatchType.merge,
+      );
+      const txn = await waitForPhase(clients.admin, ns, 'expose', 'RolledBack');
+      await expectEndedInTime(ns, txn);
+      // RollingBack carries the reason; RolledBack too, should the policy only have become
+      // active in between.
+      expect(conditionOf(txn, 'Ready')?.message).toMatch(
+        /the API server refused the status for (RollingBack|RolledBack)/,
+      );
+      expect(conditionOf(txn, 'Ready')?.message).not.toContain('plumbus');
+      const events = await clients.admin.list('v1', 'Event', ns);
+      expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('StatusWriteRefused');
+    });
+  });
+});
+
+const POLICY_LABEL = 'isolation-strings.example.com/no-word';
+
+/** Refuses (422) a Transaction status whose conditions say "plumbus", in labelled namespaces. */
+const NO_WORD_POLICY = [
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicy',
+    metadata: { name: 'isolation-strings-no-word' },
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: ['tx.janus.io'],
+            apiVersions: ['*'],
+            operations: ['UPDATE'],
+            resources: ['transactions/status'],
+          },
+        ],
+      },
+      validations: [
+        {
+          expression:
+            "!has(object.status.conditions) || !object.status.conditions.exists(c, has(c.message) && c.message.contains('plumbus'))",
+          message: 'status messages may not name the forbidden word',
+          reason: 'Invalid',
+        },
+      ],
+    },
+  },
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    metadata: { name: 'isolation-strings-no-word' },
+    spec: {
+      policyName: 'isolation-strings-no-word',
+      validationActions: ['Deny'],
+      matchResources: { namespaceSelector: { matchLabels: { [POLICY_LABEL]: 'on' } } },
+    },
+  },
+] as unknown as KubeObject[];
+
 const DATABASE_GROUP = 'isolation-strings.example.com';
 
 /** A custom resource with a Ready condition of its own (no status subresource: the test plays its operator). */
