@@ -38,12 +38,24 @@ export function truncateText(text: string, max: number): string {
  * "WaitingForDB", "back-off: 5s" → "BackOff5s". A reason that already matches is kept as it is.
  */
 export function toReason(text: string, max = Number.POSITIVE_INFINITY): string {
-  if (new RegExp(REASON_PATTERN).test(text) && text.length <= max) return text;
+  if (matches(REASON_PATTERN, text) && text.length <= max) return text;
   const words = text.split(/[^A-Za-z0-9_]+/).filter(Boolean);
   const camel = words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
   const fromLetter = camel.replace(/^[^A-Za-z]+/, '');
   const cut = fromLetter.slice(0, max).replace(/[^A-Za-z0-9_]+$/, '');
   return cut || UNKNOWN_REASON;
+}
+
+const compiled = new Map<string, RegExp>();
+
+/** Whether `text` matches `pattern` (compiled once: every status write checks every reason). */
+function matches(pattern: string, text: string): boolean {
+  let re = compiled.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern);
+    compiled.set(pattern, re);
+  }
+  return re.test(text);
 }
 
 /** How a string that does not match a pattern is made to: one rewrite per pattern the schemas use. */
@@ -84,7 +96,7 @@ function fitString(schema: OpenApiSchema, text: string): string {
   if (schema.type !== 'string') return text;
   const max = schema.maxLength ?? Number.POSITIVE_INFINITY;
   const rewrite = schema.pattern === undefined ? undefined : REWRITES.get(schema.pattern);
-  if (rewrite && !new RegExp(schema.pattern as string).test(text)) return rewrite(text, max);
+  if (rewrite && !matches(schema.pattern as string, text)) return rewrite(text, max);
   if (rewrite) return text.length <= max ? text : rewrite(text, max);
   return truncateText(text, max);
 }
