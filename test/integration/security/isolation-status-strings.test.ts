@@ -85,7 +85,9 @@ describe('a tenant cannot wedge a transaction with what it writes into its statu
       const txn = await waitForPhase(clients.admin, ns, 'expose', 'RolledBack');
       await expectEndedInTime(ns, txn);
       const ready = conditionOf(txn, 'Ready');
-      expect(ready?.message).toMatch(/^cancelled with the tx\.janus\.io\/cancel annotation: stop: x+/);
+      expect(ready?.message).toMatch(
+        /^1 committed change\(s\) rolled back \(cancelled with the tx\.janus\.io\/cancel annotation: stop: x+/,
+      );
       expect(ready?.message).toContain('[truncated]');
       expect(ready?.message?.length).toBeLessThanOrEqual(32768);
       expect(txn.metadata.annotations ?? {}).not.toHaveProperty('tx.janus.io/cancel');
