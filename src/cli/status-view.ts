@@ -1,6 +1,7 @@
 /** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
 import type { Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
 import { changeOutcome } from '../results/index.ts';
+import { printable } from '../text/printable.ts';
 import { ageOf, renderTable, truncate } from './table.ts';
 
 /** A core/v1 Event, as much of it as `janus status <name>` shows. */
@@ -28,6 +29,7 @@ export function progress(txn: Transaction): string {
   return `${committed}/${txn.spec.changes.length}`;
 }
 
+/** The row of the table: printable, since whoever can write the status writes some of it. */
 export function transactionRow(txn: Transaction, nowMs: number): string[] {
   return [
     txn.metadata.namespace ?? '',
@@ -36,7 +38,7 @@ export function transactionRow(txn: Transaction, nowMs: number): string[] {
     progress(txn),
     ageOf(txn.metadata.creationTimestamp, nowMs),
     condition(txn, 'Ready')?.reason ?? '',
-  ];
+  ].map(printable);
 }
 
 export function renderTransactionTable(txns: readonly Transaction[], nowMs: number, scope: string): string {
@@ -170,7 +172,9 @@ export function renderTransactionDetail(
   }
   const hint = nextStepHint(txn);
   if (hint) lines.push(hint, '');
-  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+  // Messages come from targets (a kubelet's, an operator's), API errors and annotations: none of
+  // their control characters reaches the terminal.
+  return printable(`${lines.join('\n').replace(/\n+$/, '')}\n`);
 }
 
 function indent(text: string): string {

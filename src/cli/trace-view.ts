@@ -1,8 +1,9 @@
 /** What `janus trace` reports: which transaction last changed an object, from which Git commit. Pure. */
 import type { Transaction } from '../api/v1alpha1/index.ts';
-import type { KubeObject } from '../kube/resources.ts';
+import { type KubeObject, splitApiVersion } from '../kube/resources.ts';
 import { changeOutcome, resultPath } from '../results/index.ts';
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
+import { printable } from '../text/printable.ts';
 
 export interface AppliedBy {
   namespace: string;
@@ -20,6 +21,11 @@ export function parseAppliedBy(value: string | undefined): AppliedBy | undefined
 
 export interface TraceReport {
   object: string;
+  /**
+   * Why the object's stamp is not believed: anyone who may write the object may write its
+   * annotations, so a stamp counts only when the change it names targets this very object.
+   */
+  untrusted?: string;
   /** Absent when no transaction's stamp is on the object. */
   appliedBy?: AppliedBy & {
     /** The Transaction still exists with that uid (a re-created one of the same name does not count). */
@@ -40,6 +46,13 @@ export function traceReport(object: KubeObject, txn: Transaction | undefined): T
   const stamp = parseAppliedBy(object.metadata.annotations?.[ANNOTATION_APPLIED_BY]);
   if (!stamp) return { object: described };
   const same = txn !== undefined && txn.metadata.uid === stamp.uid;
+  if (same && !changeTargets(txn, stamp.change, object)) {
+    const target = txn.spec.changes[stamp.change]?.target;
+    return {
+      object: described,
+      untrusted: `its ${ANNOTATION_APPLIED_BY} annotation names change ${stamp.change} of Transaction ${stamp.namespace}/${stamp.name}, which ${target ? `targets ${target.kind} ${target.name}` : 'has no such change'}, not this object: Janus did not write that stamp here`,
+    };
+  }
   const status = same ? txn.status : undefined;
   const changeType = same ? txn.spec.changes[stamp.change]?.type : undefined;
   return {
@@ -57,8 +70,29 @@ export function traceReport(object: KubeObject, txn: Transaction | undefined): T
   };
 }
 
+/** Whether change `index` of `txn` targets `object`: same API group, kind, namespace and name. */
+export function changeTargets(txn: Transaction, index: number, object: KubeObject): boolean {
+  const target = txn.spec.changes[index]?.target;
+  if (!target) return false;
+  const namespace = object.metadata.namespace
+    ? (target.namespace ?? txn.metadata.namespace)
+    : target.namespace;
+  return (
+    splitApiVersion(target.apiVersion).group === splitApiVersion(object.apiVersion).group &&
+    target.kind === object.kind &&
+    target.name === object.metadata.name &&
+    namespace === object.metadata.namespace
+  );
+}
+
+/** What `janus trace` prints; printable, since the object's annotations are anyone's words. */
 export function renderTrace(report: TraceReport): string {
+  return printable(renderTraceText(report));
+}
+
+function renderTraceText(report: TraceReport): string {
   const a = report.appliedBy;
+  if (report.untrusted) return `${report.object} is not traced: ${report.untrusted}.\n`;
   if (!a) {
     return `${report.object} carries no ${ANNOTATION_APPLIED_BY} annotation: no Janus transaction has changed it (or it was changed since by something else that replaced its annotations).\n`;
   }

@@ -6,12 +6,14 @@ import type { Change, Phase, Transaction, TransactionStatus } from '../api/v1alp
 import { API_VERSION, PLURAL } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { PatchType } from '../kube/client.ts';
+import { refusalOf } from '../kube/errors.ts';
 import type { EventSink, EventType } from '../kube/events.ts';
 import { type Objects, UnknownKindError } from '../kube/resources.ts';
 import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
 import type { Logger } from '../log/index.ts';
 import type { RollbackStore } from '../rollback-store/store.ts';
+import { fitStatus, refusedDetail, refusedStatus, STATUS_WRITE_REFUSED } from '../saga/fit-status.ts';
 import {
   type ConditionSpec,
   isTerminal,
@@ -178,21 +180,31 @@ export class SagaRun {
   ): Promise<Transaction> {
     const from = this.phase;
     const now = new Date(this.deps.now());
+    const generation = this.txn.metadata.generation;
     let next: TransactionStatus = { ...status, progress: progressOf(status, this.items.length) };
-    if (phase) {
-      next = withPhase(next, phase.to, phase.detail, now, this.txn.metadata.generation, phase.conditions);
+    let detail = phase?.detail;
+    if (phase) next = withPhase(next, phase.to, phase.detail, now, generation, phase.conditions);
+    let updated: Transaction;
+    try {
+      updated = await this.#patchStatus(fitStatus(next));
+    } catch (e) {
+      // Refused as such (a limit nobody thought of, an admission policy, an object too large):
+      // the transition is made without the messages, so no deadline waits on a retry that
+      // cannot succeed and the terminal path still releases the locks.
+      const refusal = refusalOf(e);
+      if (!refusal) throw e;
+      const to = phase?.to ?? from;
+      detail = refusedDetail(to, refusal);
+      this.deps.log.warn(
+        { transaction: this.name, to, fields: refusal.fields, err: e },
+        'status write refused; writing it without messages',
+      );
+      next = withPhase(refusedStatus(next, this.#persisted), to, detail, now, generation);
+      updated = await this.#patchStatus(fitStatus(next));
+      await this.event('Warning', STATUS_WRITE_REFUSED, detail.message);
     }
-    const updated = await this.deps.client.request<Transaction>({
-      method: 'PATCH',
-      path: transactionPath(this.txn, 'status'),
-      contentType: PatchType.merge,
-      body: { status: mergePatchOf(this.#persisted, next) },
-    });
-    this.txn = updated;
-    this.#persisted = updated.status ?? {};
-    this.deps.onWrite(updated);
     this.deps.log.debug({ transaction: this.name, phase: updated.status?.phase }, 'status written');
-    if (phase && phase.to !== from) {
+    if (phase && detail && phase.to !== from) {
       // The story of a transaction at info level: one line per phase it enters, with why and
       // from which Git commit.
       this.deps.log[phase.to === 'Failed' ? 'warn' : 'info'](
@@ -200,10 +212,10 @@ export class SagaRun {
           transaction: this.name,
           from,
           to: phase.to,
-          reason: phase.detail.reason,
+          reason: detail.reason,
           ...(next.source?.revision && { source: next.source.revision, path: next.source.path }),
         },
-        `${this.name} ${from} → ${phase.to}: ${phase.detail.message}`,
+        `${this.name} ${from} → ${phase.to}: ${detail.message}`,
       );
       let previous = from;
       for (const to of transitionPath(from, phase.to)) {
@@ -216,8 +228,21 @@ export class SagaRun {
       }
       const type =
         phase.eventType ?? (phase.to === 'Failed' || phase.to === 'RollingBack' ? 'Warning' : 'Normal');
-      await this.event(type, phase.to, phase.detail.message);
+      await this.event(type, phase.to, detail.message);
     }
+    return updated;
+  }
+
+  async #patchStatus(next: TransactionStatus): Promise<Transaction> {
+    const updated = await this.deps.client.request<Transaction>({
+      method: 'PATCH',
+      path: transactionPath(this.txn, 'status'),
+      contentType: PatchType.merge,
+      body: { status: mergePatchOf(this.#persisted, next) },
+    });
+    this.txn = updated;
+    this.#persisted = updated.status ?? {};
+    this.deps.onWrite(updated);
     return updated;
   }
 

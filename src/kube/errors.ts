@@ -150,3 +150,23 @@ export function isTransient(e: unknown): boolean {
   if (e instanceof KubeApiError) return e.status === 429 || e.status >= 500;
   return e instanceof Error && !(e instanceof KubeApiError);
 }
+
+/** What the API server refused about a request: the fields it named, and its words. */
+export interface Refusal {
+  fields: string[];
+  message: string;
+}
+
+/**
+ * The request itself was refused, so sending it again unchanged cannot succeed: invalid (422),
+ * malformed (400), too large (413, or etcd's "request is too large" as a 500), or denied by an
+ * admission policy or RBAC (403). Undefined for every other error.
+ */
+export function refusalOf(e: unknown): Refusal | undefined {
+  if (!(e instanceof KubeApiError)) return undefined;
+  const refused =
+    [400, 403, 413, 422].includes(e.status) || (e.status === 500 && /too large/i.test(e.message));
+  if (!refused) return undefined;
+  const fields = (e.details?.causes ?? []).flatMap((c) => (c.field ? [c.field] : []));
+  return { fields: [...new Set(fields)], message: e.serverMessage };
+}

@@ -1,4 +1,5 @@
 /** Kubernetes Events on an object (core/v1), as `kubectl describe` shows them. */
+import { truncateText } from '../api/fit.ts';
 import type { KubeClient } from './client.ts';
 import type { KubeObject } from './resources.ts';
 
@@ -11,7 +12,11 @@ export interface EventSink {
   record(object: EventSubject, type: EventType, reason: string, message: string): Promise<void>;
 }
 
-const MAX_MESSAGE = 1024;
+/**
+ * events.k8s.io/v1 refuses a note over 1 KiB (core/v1 takes more, but kubectl describe shows a
+ * line, and a message copied from elsewhere could be anything): cut to that, with a marker.
+ */
+export const MAX_EVENT_MESSAGE = 1024;
 
 export class EventRecorder implements EventSink {
   readonly #client: KubeClient;
@@ -33,7 +38,7 @@ export class EventRecorder implements EventSink {
   async record(object: EventSubject, type: EventType, reason: string, message: string): Promise<void> {
     const now = new Date();
     const namespace = object.metadata.namespace ?? 'default';
-    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
+    const text = truncateText(message, MAX_EVENT_MESSAGE);
     try {
       await this.#client.request({
         method: 'POST',

@@ -4,8 +4,10 @@
  * Janus-Transaction, Janus-Phase, Janus-Source). What `janus history` shows, as `argocd app
  * history` does; it needs nothing but the branch, so it outlives every pruned Transaction.
  */
+
 import type { CommitInfo } from '../git/object-store.ts';
 import type { GitSession } from '../git/repository.ts';
+import { printable } from '../text/printable.ts';
 import { parseTrailers, TRAILER_PHASE, TRAILER_SOURCE, TRAILER_TRANSACTION } from './commit-message.ts';
 
 export interface HistoryEntry {
@@ -42,12 +44,6 @@ export function historyEntryOf(commit: CommitInfo): HistoryEntry | undefined {
     ...(detail && { detail }),
     ...(source && { source }),
   };
-}
-
-/** The text with control characters (escape sequences, carriage returns…) but newlines replaced by "?". */
-function printable(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?');
 }
 
 /** "shop/web: Committed (3/3 changes)" → "3/3 changes"; "shop/web: edit ignored (…)" → "edit ignored (…)". */

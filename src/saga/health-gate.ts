@@ -13,6 +13,7 @@ import {
   type Transaction,
 } from '../api/v1alpha1/index.ts';
 import { type HealthAssessment, hasHealthRule } from '../health/index.ts';
+import { fitItemHealth } from './fit-status.ts';
 
 export type HealthCheck = NonNullable<HealthCheckStatus['check']>;
 
@@ -93,18 +94,15 @@ export function gateVerdict(
   return { kind: 'waiting', pending };
 }
 
-const MAX_ITEM_MESSAGE = 1024;
-
-/** An item's recorded health after a new assessment: `since` moves only when the status does. */
+/**
+ * An item's recorded health after a new assessment: `since` moves only when the status does. The
+ * reason and message come from the target (its conditions, its pods' kubelet messages), so they
+ * are fitted to the status schema here, where they are compared with what was recorded.
+ */
 export function itemHealth(previous: ItemHealth | undefined, a: HealthAssessment, nowMs: number): ItemHealth {
   const since =
     previous?.status === a.status && previous.since ? previous.since : new Date(nowMs).toISOString();
-  return {
-    status: a.status,
-    reason: a.reason,
-    message: a.message.length > MAX_ITEM_MESSAGE ? `${a.message.slice(0, MAX_ITEM_MESSAGE - 1)}…` : a.message,
-    since,
-  };
+  return fitItemHealth({ status: a.status, reason: a.reason, message: a.message, since });
 }
 
 /** Whether recording `next` is worth a status write: the status or the reason changed. */

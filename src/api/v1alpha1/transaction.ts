@@ -3,6 +3,7 @@
  * (see crd.ts) and the TypeScript types below are derived.
  */
 import type { ObjectMeta } from '../../kube/resources.ts';
+import { REASON_PATTERN } from '../fit.ts';
 import {
   array,
   boolean,
@@ -253,6 +254,15 @@ export const HEALTH_STATUSES = ['Current', 'InProgress', 'Failed'] as const;
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
 export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut'] as const;
 
+/**
+ * Bounds on the status's free text (conditions as metav1.Condition). Much of it comes from others
+ * (targets' status, API errors, annotations): src/api/fit.ts fits every string to these before a
+ * status write, reading them from this schema. 256 items with an error and a health message each
+ * stay well inside an object's 1.5 MiB.
+ */
+const MAX_REASON = 1024;
+const MAX_ITEM_ERROR = 1024;
+
 const itemStatus = object({
   target: string({ description: 'The target, as "<apiVersion> <kind> <namespace>/<name>".' }),
   type: string({ enum: CHANGE_TYPES }),
@@ -275,21 +285,21 @@ const itemStatus = object({
   }),
   health: object({
     status: string({ enum: HEALTH_STATUSES }),
-    reason: string(),
+    reason: string({ maxLength: MAX_REASON, pattern: REASON_PATTERN }),
     message: string({ maxLength: 1024 }),
     since: timestamp({ description: 'When the target reached this health status.' }),
   }),
   conflict: boolean({
     description: 'Rollback left this item alone because someone else changed it after commit.',
   }),
-  error: string(),
+  error: string({ maxLength: MAX_ITEM_ERROR }),
 });
 
 const condition = object(
   {
     type: string({ minLength: 1, maxLength: 316 }),
     status: string({ enum: ['True', 'False', 'Unknown'] }),
-    reason: string({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+    reason: string({ minLength: 1, maxLength: MAX_REASON, pattern: REASON_PATTERN }),
     message: string({ maxLength: 32768 }),
     lastTransitionTime: timestamp(),
     observedGeneration: integer({ minimum: 0, format: 'int64' }),

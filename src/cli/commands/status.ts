@@ -4,6 +4,7 @@ import { describeSuspension, GIT_CONTROL_SELECTOR, gitSideStateOf } from '../../
 import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
 import type { KubeClient } from '../../kube/client.ts';
 import { isForbidden, isNotFound } from '../../kube/errors.ts';
+import { printable } from '../../text/printable.ts';
 import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { describeSource } from '../git-side-control.ts';
@@ -126,7 +127,7 @@ async function showOnce(view: View): Promise<void> {
   if (format)
     streams.stdout.write(formatDocument({ apiVersion: 'v1', kind: 'List', items: list.items }, format));
   else {
-    for (const line of await suspendedGitSides(view)) streams.stderr.write(`${line}\n`);
+    for (const line of await suspendedGitSides(view)) streams.stderr.write(`${printable(line)}\n`);
     streams.stderr.write(renderTransactionTable(list.items, Date.now(), scopeText(namespace)));
   }
 }

@@ -4,6 +4,7 @@ import { parseDuration } from '../../api/duration.ts';
 import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
 import { isInvalid } from '../../kube/errors.ts';
 import { type RollbackCause, recoveryDelayMs } from '../../saga/decide.ts';
+import { fitDetail } from '../../saga/fit-status.ts';
 import { pendingCheck } from '../../saga/health-gate.ts';
 import type { SagaRun } from '../context.ts';
 import { releaseLocks } from '../locking.ts';
@@ -132,7 +133,9 @@ export async function waitInPhase(
   retryInMs: number,
 ): Promise<StageResult> {
   const reconciling = run.status.conditions?.find((c) => c.type === 'Reconciling');
-  if (reconciling?.reason !== reason || reconciling.message !== message) {
+  // Compared as it will be stored: a message fitted to the schema must not look new every time.
+  const stored = fitDetail({ reason, message });
+  if (reconciling?.reason !== stored.reason || reconciling.message !== stored.message) {
     await run.writeStatus(run.status, { to: run.phase, detail: { reason, message } });
     await run.event('Normal', reason, message);
   }

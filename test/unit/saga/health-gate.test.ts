@@ -148,7 +148,14 @@ describe('itemHealth', () => {
   it('bounds the message it records', () => {
     const long = itemHealth(undefined, a('Failed', 'ErrImagePull', 'x'.repeat(5_000)), NOW);
     expect(long.message?.length).toBe(1024);
-    expect(long.message?.endsWith('…')).toBe(true);
+    expect(long.message?.endsWith('… [truncated]')).toBe(true);
+  });
+
+  it('records a reason in the CamelCase the status schema wants, and compares it as recorded', () => {
+    const first = itemHealth(undefined, a('InProgress', 'Waiting for DB'), NOW);
+    expect(first.reason).toBe('WaitingForDB');
+    const again = itemHealth(first, a('InProgress', 'Waiting for DB'), NOW + 5_000);
+    expect(healthChanged(first, again)).toBe(false); // no status write for the same words
   });
 });
 

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { renderTrace, traceReport } from '../../../src/cli/trace-view.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+import { txn } from './fixtures.ts';
+
+const stamped = (kind: string, apiVersion: string, name: string, stamp: string, namespace = 'shop') =>
+  ({
+    apiVersion,
+    kind,
+    metadata: { name, namespace, annotations: { 'tx.janus.io/applied-by': stamp } },
+  }) as KubeObject;
+
+describe('janus trace believes a stamp only on an object its change targets', () => {
+  const release = txn({ phase: 'Committed' }); // change 1: Patch apps/v1 Deployment web
+
+  it('traces the object the named change targets', () => {
+    const web = stamped('Deployment', 'apps/v1', 'web', 'shop/deploy-v2@uid-1#1');
+    const report = traceReport(web, release);
+    expect(report.untrusted).toBeUndefined();
+    expect(report.appliedBy).toMatchObject({ found: true, change: 1, changeType: 'Patch' });
+  });
+
+  it('refuses a forged stamp on an object the named change does not target', () => {
+    // Someone who may write ConfigMaps copied the Deployment's stamp onto their own object.
+    const forged = stamped('ConfigMap', 'v1', 'planted', 'shop/deploy-v2@uid-1#1');
+    const report = traceReport(forged, release);
+    expect(report.appliedBy).toBeUndefined();
+    expect(report.untrusted).toContain(
+      'names change 1 of Transaction shop/deploy-v2, which targets Deployment web',
+    );
+    expect(renderTrace(report)).toMatch(/^ConfigMap shop\/planted is not traced: /);
+  });
+
+  it('tells the same name in another namespace, another group or a missing change apart', () => {
+    const untrusted = (o: KubeObject) => traceReport(o, release).untrusted;
+    const stamp = 'shop/deploy-v2@uid-1#1';
+    expect(untrusted(stamped('Deployment', 'apps/v1', 'web', stamp, 'other'))).toBeDefined();
+    expect(untrusted(stamped('Deployment', 'example.com/v1', 'web', stamp))).toBeDefined();
+    expect(untrusted(stamped('Deployment', 'apps/v1', 'web', 'shop/deploy-v2@uid-1#9'))).toContain(
+      'has no such change',
+    );
+  });
+
+  it('prints no control character of the stamp', () => {
+    const report = traceReport(
+      stamped('ConfigMap', 'v1', 'x', 'shop/\u001b]0;pwned\u0007@uid-9#0'),
+      undefined,
+    );
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+    expect(renderTrace(report)).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+});
