@@ -23,10 +23,11 @@ export interface PollBudget {
 }
 
 /**
- * 1,000 directories, 32 MiB of their files: the parsed directories of one poll then take at most
- * ~150 MB of heap (measured in docs/git.md, Limits), a third of the Deployment's 512 MiB.
+ * 1,000 directories, 16 MiB of their files. Parsed and held until the poll has acted on them,
+ * a byte of YAML takes from 1 byte of heap (long values) to ~6.5 (1 MiB of `key: v` lines), so
+ * a poll holds at most ~100 MB (docs/git.md, Limits), besides the parse of the file at hand.
  */
-export const DEFAULT_POLL_BUDGET: PollBudget = { maxDirectories: 1000, maxBytes: 32 * MiB };
+export const DEFAULT_POLL_BUDGET: PollBudget = { maxDirectories: 1000, maxBytes: 16 * MiB };
 
 /** One commit needs more than a whole poll may read. */
 export class PollBudgetError extends Error {

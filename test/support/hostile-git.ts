@@ -104,7 +104,7 @@ export async function pushSharedFile(
     }
     await gitWithInput(work.dir, `${stream.join('')}done\n`, 'fast-import', '--quiet', '--done');
     await work.git('push', '--quiet', 'origin', `refs/heads/${branch}:refs/heads/${branch}`);
-    return work.git('rev-parse', `refs/heads/${branch}`);
+    return await work.git('rev-parse', `refs/heads/${branch}`);
   } finally {
     await work.dispose();
   }

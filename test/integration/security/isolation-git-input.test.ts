@@ -48,6 +48,10 @@ async function logLines(logs: Promise<string>, msg: string): Promise<LogLine[]> 
     .filter((line) => line.msg === msg);
 }
 
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 const rejected = (
   repo: { result(ns: string, name: string): Promise<Record<string, unknown> | undefined> },
   name: string,
@@ -87,35 +91,46 @@ describe('trees, commits and polls a pusher controls are bounded', () => {
   it('fails the poll on a transactions folder of a million entries, naming repository, commit and limit; a rewrite recovers', async () => {
     const repo = await createTestRepo(git.server);
     const run = await janus.start({ repo: repo.url, namespace: ns.name, env: SMALL_HEAP });
+    // A clone from before the hostile push, to rewrite the branch later (checking out a million
+    // files would take minutes).
+    const work = await ScratchWorkTree.clone(repo.url);
     const hostile = await pushCrafted(repo.url, {
       trees: { transactions: (cwd) => hugeTree(cwd, MILLION) },
     });
     const limit = `read ${repo.url} (main) at commit ${hostile}: tree`;
+    const message = new RegExp(
+      `^${escape(limit)} [0-9a-f]{40} is 36000000 bytes, more than the 4194304 bytes a tree may take; it was not read, and the poll stays at this commit$`,
+    );
     const failed = await eventually(async () => {
       const lines = await logLines(run.logs(), 'poll failed; retrying with backoff');
       if (lines.length < 2) throw new Error(`${lines.length} failed polls so far`);
       return lines;
     });
     for (const line of failed) {
-      expect(line.err?.message).toMatch(
-        new RegExp(
-          `^${limit} [0-9a-f]{40} is 36000000 bytes, more than the 4194304 bytes a tree may take; it was not read, and the poll stays at this commit$`,
-        ),
-      );
+      expect(line.err?.message).toMatch(message);
     }
-    const ready = await fetch(`${await run.opsUrl()}/readyz`);
-    expect(await ready.text()).toContain(limit);
+    // Counted as failed polls (readiness fails once they have failed for a minute).
+    const metrics = await (await fetch(`${await run.opsUrl()}/metrics`)).text();
+    expect(
+      Number(/^janus_git_polls_total\{result="error"\} (\d+)/m.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(2);
     expect(run.child.exitCode).toBeNull();
 
     // The branch rewritten without it (a force-push of a good commit): the poll goes on.
     const before = await successfulPolls(run);
-    await repo.push({ 'README.md': 'rewritten\n' }, 'without the huge folder');
+    try {
+      await work.write({ 'README.md': 'rewritten\n' });
+      await work.commit('without the huge folder');
+      await work.push('main', { force: true });
+    } finally {
+      await work.dispose();
+    }
     await eventually(async () => expect(await successfulPolls(run)).toBeGreaterThan(before), {
       timeoutMs: 60_000,
     });
   });
 
-  it('reads the first 64 KiB of a commit whose message is 128 MiB, and applies its directory', async () => {
+  it('reads the first 64 KiB of a commit whose message is 600 MiB, and applies its directory', async () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     await clients.admin.create(configMap(ns.name, 'msg', { v: '1' }));
     const repo = await createTestRepo(git.server);
@@ -124,7 +139,7 @@ describe('trees, commits and polls a pusher controls are bounded', () => {
       files: directory('long-message', {
         changes: { '10-msg.patch.yaml': configMapYaml('msg', { v: '2' }) },
       }),
-      message: Buffer.concat([Buffer.from('subject\n\n'), Buffer.alloc(128 * MiB, 'a')]),
+      message: Buffer.concat([Buffer.from('subject\n\n'), Buffer.alloc(600 * MiB, 'a')]),
     });
     await waitForPhase(clients.admin, ns.name, 'long-message', 'Committed');
     expect(await data(clients.admin, ns.name, 'msg')).toEqual({ v: '2' });
@@ -148,7 +163,7 @@ describe('trees, commits and polls a pusher controls are bounded', () => {
     });
     for (const line of failed) {
       expect(line.err?.message).toBe(
-        `read ${repo.url} (main): commit ${commit} changes directories holding more than the 33554432 bytes of files one poll reads; it was not read, and the poll stays at it`,
+        `read ${repo.url} (main): commit ${commit} changes directories holding more than the 16777216 bytes of files one poll reads; it was not read, and the poll stays at it`,
       );
     }
     expect(run.child.exitCode).toBeNull();
