@@ -13,7 +13,7 @@ export const GIT_INPUT_LIMITS = {
    * The largest tree object parsed (the repository's root, the transactions folder). An entry
    * takes 28 bytes or more (`40000 x\0` and a 20-byte oid), so this is at most ~150,000 entries,
    * and ~45,000 transaction directories with the longest names (63 characters). Parsed, a tree
-   * this size takes ~25-60 MB of heap (measured in docs/git.md, Limits).
+   * this size peaks at ~40 MB of heap and is held as ~22 MB (measured: docs/git.md, Limits).
    */
   maxTreeBytes: 4 * MiB,
   /**
