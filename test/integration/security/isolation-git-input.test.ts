@@ -48,7 +48,7 @@ async function logLines(logs: Promise<string>, msg: string): Promise<LogLine[]> 
     .filter((line) => line.msg === msg);
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -99,7 +99,7 @@ describe('trees, commits and polls a pusher controls are bounded', () => {
     });
     const limit = `read ${repo.url} (main) at commit ${hostile}: tree`;
     const message = new RegExp(
-      `^${escape(limit)} [0-9a-f]{40} is 36000000 bytes, more than the 4194304 bytes a tree may take; it was not read, and the poll stays at this commit$`,
+      `^${escapeRegExp(limit)} [0-9a-f]{40} is 36000000 bytes, more than the 4194304 bytes a tree may take; it was not read, and the poll stays at this commit$`,
     );
     const failed = await eventually(async () => {
       const lines = await logLines(run.logs(), 'poll failed; retrying with backoff');
