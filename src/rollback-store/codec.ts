@@ -178,15 +178,21 @@ function indexProblem(index: unknown): string | undefined {
   if (typeof i.items !== 'object' || items.length > MAX_CHANGES)
     return `it must name at most ${MAX_CHANGES} snapshots, one per change`;
   for (const [key, placement] of items) {
-    if (!/^\d+$/.test(key) || Number(key) >= MAX_CHANGES) return `snapshot "${key}" is not a change index`;
-    const { kind, parts } = (placement ?? {}) as Partial<Placement>;
-    if (kind !== 'ConfigMap' && kind !== 'Secret') return `snapshot ${key} names no ConfigMap or Secret`;
-    const count = kind === 'ConfigMap' ? (i.configMaps as number) : (i.secrets as number);
-    if (!Array.isArray(parts) || parts.length === 0 || parts.length > MAX_PARTS_PER_SNAPSHOT)
-      return `snapshot ${key} names ${Array.isArray(parts) ? parts.length : 'no'} parts; a snapshot has 1 to ${MAX_PARTS_PER_SNAPSHOT}`;
-    if (!parts.every((p) => Number.isInteger(p) && p >= 0 && p < count))
-      return `snapshot ${key} names a ${kind} beyond the store's ${count}`;
+    const problem = placementProblem(key, placement, i as StoreIndex);
+    if (problem) return problem;
   }
+  return undefined;
+}
+
+function placementProblem(key: string, placement: unknown, index: StoreIndex): string | undefined {
+  if (!/^\d+$/.test(key) || Number(key) >= MAX_CHANGES) return `snapshot "${key}" is not a change index`;
+  const { kind, parts } = (placement ?? {}) as Partial<Placement>;
+  if (kind !== 'ConfigMap' && kind !== 'Secret') return `snapshot ${key} names no ConfigMap or Secret`;
+  const count = kind === 'ConfigMap' ? index.configMaps : index.secrets;
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > MAX_PARTS_PER_SNAPSHOT)
+    return `snapshot ${key} names ${Array.isArray(parts) ? parts.length : 'no'} parts; a snapshot has 1 to ${MAX_PARTS_PER_SNAPSHOT}`;
+  if (!parts.every((p) => Number.isInteger(p) && p >= 0 && p < count))
+    return `snapshot ${key} names a ${kind} beyond the store's ${count}`;
   return undefined;
 }
 
