@@ -5,12 +5,15 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
+import { GIT_INPUT_LIMITS } from '../git/input-limits.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
+import { DEFAULT_POLL_BUDGET, type PollBudget } from '../gitops/poll-budget.ts';
 import { parseByteSize } from './byte-size.ts';
 import {
   durationFlag,
   type Flags,
   policyFromFlags,
+  positiveInt,
   TRANSACTION_DIRECTORY_FLAGS,
   UsageError,
   type Values,
@@ -87,6 +90,30 @@ export const RUN_FLAGS = {
     description:
       'most one fetch from the repository may download (e.g. 64Mi, 1Gi); a larger fetch is stopped and retried at the next poll. 0: no limit',
   },
+  'max-tree-bytes': {
+    type: 'string',
+    env: 'JANUS_MAX_TREE_BYTES',
+    default: `${GIT_INPUT_LIMITS.maxTreeBytes / 1024 / 1024}Mi`,
+    placeholder: 'size',
+    description:
+      'largest Git tree (folder listing) the poller parses, read from its header first; a larger one fails the poll, which stays at that commit',
+  },
+  'max-poll-directories': {
+    type: 'string',
+    env: 'JANUS_MAX_POLL_DIRECTORIES',
+    default: String(DEFAULT_POLL_BUDGET.maxDirectories),
+    placeholder: 'count',
+    description:
+      'changed transaction directories one poll reads; later commits wait for the next poll, and a single commit changing more fails the poll',
+  },
+  'max-poll-bytes': {
+    type: 'string',
+    env: 'JANUS_MAX_POLL_BYTES',
+    default: `${DEFAULT_POLL_BUDGET.maxBytes / 1024 / 1024}Mi`,
+    placeholder: 'size',
+    description:
+      'bytes of directory files one poll reads; later commits wait for the next poll, and a single commit holding more fails the poll',
+  },
   'webhook-secret-file': {
     type: 'string',
     env: 'JANUS_WEBHOOK_SECRET_FILE',
@@ -129,6 +156,10 @@ export interface GitSettings {
   webhookBindAddress: string | undefined;
   /** What one fetch may download; 0: no limit. */
   maxFetchBytes: number;
+  /** The largest tree the poller parses. */
+  maxTreeBytes: number;
+  /** What one poll reads. */
+  budget: PollBudget;
   /** Credentials go to an http:// repository (allowed by --allow-insecure-http): warn about it. */
   insecureHttp: boolean;
 }
@@ -190,6 +221,11 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
   }
   const { credentials, insecureHttp } = gitAccessSettings({ ...values, repo: values.repo }, env);
   const maxFetchBytes = parseByteSize(values['max-fetch-bytes'], 'max-fetch-bytes');
+  const maxTreeBytes = positive(parseByteSize(values['max-tree-bytes'], 'max-tree-bytes'), 'max-tree-bytes');
+  const budget: PollBudget = {
+    maxDirectories: positiveInt(values['max-poll-directories'], 'max-poll-directories'),
+    maxBytes: positive(parseByteSize(values['max-poll-bytes'], 'max-poll-bytes'), 'max-poll-bytes'),
+  };
   const webhookSecret = secretSource(values['webhook-secret-file'], 'JANUS_WEBHOOK_SECRET', env);
   const webhookBindAddress = values['webhook-bind-address'];
   if (webhookBindAddress !== undefined) {
@@ -218,6 +254,14 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
     webhookSecret,
     webhookBindAddress,
     maxFetchBytes,
+    maxTreeBytes,
+    budget,
     insecureHttp,
   };
+}
+
+/** A size that must be at least one byte: a limit of 0 would refuse everything. */
+function positive(bytes: number, flag: string): number {
+  if (bytes < 1) throw new UsageError(`--${flag}: must be more than 0`);
+  return bytes;
 }

@@ -26,7 +26,7 @@ import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
 import { decide } from '../saga/decide.ts';
 import { isTerminal } from '../saga/status.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
-import { compactIfFinished, isCompact } from './compact.ts';
+import { compactForCache, isCompact, isWithoutContent, TRANSACTION_PAGE_SIZE } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
 import { HealthWatch } from './health-watch.ts';
 import { HeldLocks } from './held-locks.ts';
@@ -126,7 +126,8 @@ export class TransactionController {
       path,
       // Server-side: another installation's Transactions never reach this one (nor its pruner).
       labelSelector: transactionSelector(opts.instance),
-      transform: (txn) => compactIfFinished(dropManagedFields(txn)),
+      transform: (txn) => compactForCache(dropManagedFields(txn)),
+      pageSize: TRANSACTION_PAGE_SIZE,
       logger: opts.log,
       handlers: {
         onAdd: (_obj, key) => this.#queue.add(key),
@@ -182,7 +183,11 @@ export class TransactionController {
     this.#history.read(key, txn.metadata.resourceVersion);
     const started = performance.now();
     try {
-      const full = isCompact(txn) ? await this.#fullIfActionable(txn) : txn;
+      const full = isCompact(txn)
+        ? await this.#fullIfActionable(txn)
+        : isWithoutContent(txn)
+          ? await this.#read(txn)
+          : txn;
       if (!full) return undefined;
       const result = await this.#reconciler.reconcile(full);
       const seconds = (performance.now() - started) / 1000;
@@ -193,6 +198,16 @@ export class TransactionController {
       this.#log.warn({ err: e, transaction: key }, 'reconcile failed; retrying with backoff');
       throw e;
     }
+  }
+
+  /** The Transaction in full, for one the cache holds without its contents. */
+  #read(txn: Transaction): Promise<Transaction> {
+    return this.#deps.objects.get<Transaction>({
+      apiVersion: API_VERSION,
+      kind: KIND,
+      name: txn.metadata.name,
+      namespace: txn.metadata.namespace,
+    });
   }
 
   /** A finished transaction's full object, read only when decide() has something to do with it. */

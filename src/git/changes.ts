@@ -7,8 +7,7 @@
  * merged branch are not visited (an unmerged or half-done branch is never seen). Subtrees whose
  * oid did not change are never read, so the cost is O(new commits), not O(repository).
  */
-import fs from 'node:fs';
-import git, { Errors } from 'isomorphic-git';
+import { readingCommit } from './input-limits.ts';
 import type { CommitInfo, ObjectStore } from './object-store.ts';
 import type { GitSession } from './repository.ts';
 
@@ -72,12 +71,17 @@ export async function listChanges(
   const { store } = session;
   const root = normalizeRoot(options.root ?? 'transactions');
   const max = options.maxCommits ?? DEFAULT_MAX_COMMITS;
-  const tip = await store.readCommit(to);
+  const tip = await readingCommit(to, () => store.readCommit(to));
   const single = async (history: HistoryShape, baseTree: string | undefined): Promise<ChangeSet> => ({
     from,
     to,
     history,
-    commits: [{ commit: tip, directories: await diffDirectories(store, baseTree, tip.tree, root) }],
+    commits: [
+      {
+        commit: tip,
+        directories: await readingCommit(to, () => diffDirectories(store, baseTree, tip.tree, root)),
+      },
+    ],
   });
   if (from === undefined) return single('initial', undefined);
   if (from === to) return { from, to, history: 'unchanged', commits: [] };
@@ -86,7 +90,10 @@ export async function listChanges(
     const commits: CommitChanges[] = [];
     let parentTree = (await store.readCommit(from)).tree;
     for (const commit of chain) {
-      commits.push({ commit, directories: await diffDirectories(store, parentTree, commit.tree, root) });
+      const directories = await readingCommit(commit.oid, () =>
+        diffDirectories(store, parentTree, commit.tree, root),
+      );
+      commits.push({ commit, directories });
       parentTree = commit.tree;
     }
     return { from, to, history: 'linear', commits };
@@ -118,25 +125,29 @@ async function firstParentChain(
       deepenBy *= 2;
     }
     if (parent === from) return chain.reverse();
-    commit = await session.store.readCommit(parent);
+    commit = await readingCommit(parent, () => session.store.readCommit(parent));
   }
   return undefined;
 }
 
+/**
+ * Whether `ancestor` is reachable from `oid` within `max` commits, breadth first (as
+ * isomorphic-git's isDescendent, which would read each commit whole: see ObjectStore.readCommit).
+ */
 async function isAncestor(store: ObjectStore, ancestor: string, oid: string, max: number): Promise<boolean> {
-  try {
-    return await git.isDescendent({
-      fs,
-      gitdir: store.gitdir,
-      cache: store.cache,
-      oid,
-      ancestor,
-      depth: max,
-    });
-  } catch (error) {
-    if (error instanceof Errors.MaxDepthError || error instanceof Errors.NotFoundError) return false;
-    throw error;
+  const seen = new Set([oid]);
+  const queue = [oid];
+  for (let at = 0; at < queue.length && at < max; at++) {
+    const commit = await store.findCommit(queue[at] ?? '');
+    for (const parent of commit?.parents ?? []) {
+      if (parent === ancestor) return true;
+      if (!seen.has(parent)) {
+        seen.add(parent);
+        queue.push(parent);
+      }
+    }
   }
+  return false;
 }
 
 /** Directories under `root` that differ between two commit trees; unchanged subtrees are skipped by oid. */

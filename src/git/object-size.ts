@@ -15,7 +15,7 @@
  *
  * Only a few bytes are read and inflated per object, whatever its size.
  */
-import { open, readdir, readFile } from 'node:fs/promises';
+import { access, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInflate } from 'node:zlib';
 
@@ -37,8 +37,50 @@ export async function readObjectSize(
   oid: string,
   packs: PackIndexCache = new Map(),
 ): Promise<number | undefined> {
-  const loose = await looseSize(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)));
-  if (loose !== null) return loose;
+  const place = await locate(gitdir, oid, packs);
+  if (place === undefined) return undefined;
+  if (place.kind === 'loose') return looseSize(place.path);
+  return packedSize(place.path, place.offset);
+}
+
+/**
+ * The first `length` bytes of object `oid`'s content (all of it when it is shorter) and its type,
+ * inflating only those: for a commit whose message is a gigabyte, the headers cost what they
+ * are. undefined when the object is not there or is stored as a delta (its start would need its
+ * base): the caller then decides from its size alone.
+ */
+export async function readObjectStart(
+  gitdir: string,
+  oid: string,
+  length: number,
+  packs: PackIndexCache = new Map(),
+): Promise<{ type: string; size: number; start: Buffer } | undefined> {
+  const place = await locate(gitdir, oid, packs);
+  if (place === undefined) return undefined;
+  // Deflate adds at most a few bytes per 16 KiB block: this much input yields `length` bytes.
+  const window = length + 1024;
+  if (place.kind === 'loose') {
+    const head = await readAt(place.path, 0, window + 64);
+    const out = await inflateHead(head, (o) => o.length >= window, window + 64);
+    const nul = out.indexOf(0);
+    const match = /^(commit|tree|blob|tag) (\d+)$/.exec(out.subarray(0, Math.max(nul, 0)).toString('latin1'));
+    if (nul < 0 || !match) return undefined;
+    return { type: match[1] ?? '', size: Number(match[2]), start: out.subarray(nul + 1, nul + 1 + length) };
+  }
+  const bytes = await readAt(place.path, place.offset, 32 + window);
+  const header = packHeader(bytes);
+  const type = ['', 'commit', 'tree', 'blob', 'tag'][header.type];
+  if (type === undefined) return undefined; // a delta
+  const out = await inflateHead(bytes.subarray(header.at), (o) => o.length >= length, window);
+  return { type, size: header.size, start: out.subarray(0, length) };
+}
+
+type Place = { kind: 'loose'; path: string } | { kind: 'packed'; path: string; offset: number };
+
+/** Where object `oid` is stored: its loose file, or its pack and offset. */
+async function locate(gitdir: string, oid: string, packs: PackIndexCache): Promise<Place | undefined> {
+  const loose = join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  if (await exists(loose)) return { kind: 'loose', path: loose };
   const dir = join(gitdir, 'objects', 'pack');
   const indexes = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.idx'));
   for (const name of indexes) {
@@ -52,18 +94,24 @@ export async function readObjectSize(
       packs.set(path, index);
     }
     const offset = (await index)?.offset(oid);
-    if (offset !== undefined) return packedSize(path.replace(/\.idx$/, '.pack'), offset);
+    if (offset !== undefined) return { kind: 'packed', path: path.replace(/\.idx$/, '.pack'), offset };
   }
   return undefined;
 }
 
-/** null: no loose object; undefined: one that does not parse. */
-async function looseSize(path: string): Promise<number | null | undefined> {
-  const head = await readAt(path, 0, HEAD_WINDOW).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  if (head === null) return null;
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw error;
+    },
+  );
+}
+
+/** undefined: a loose object that does not parse. */
+async function looseSize(path: string): Promise<number | undefined> {
+  const head = await readAt(path, 0, HEAD_WINDOW);
   const text = await inflateHead(head, (out) => out.includes(0));
   const match = /^(?:commit|tree|blob|tag) (\d+)\0/.exec(text.toString('latin1'));
   return match ? Number(match[1]) : undefined;
@@ -71,15 +119,9 @@ async function looseSize(path: string): Promise<number | null | undefined> {
 
 async function packedSize(packPath: string, offset: number): Promise<number | undefined> {
   const bytes = await readAt(packPath, offset, 32 + HEAD_WINDOW);
-  // Type (3 bits) and size, little-endian base-128 after the first 4 bits.
-  let at = 0;
-  let byte = bytes[at++] ?? 0;
-  const type = (byte >> 4) & 7;
-  let size = byte & 15;
-  for (let shift = 4; byte & 0x80; shift += 7) {
-    byte = bytes[at++] ?? 0;
-    size += (byte & 0x7f) * 2 ** shift;
-  }
+  const header = packHeader(bytes);
+  const { type, size } = header;
+  let at = header.at;
   if (type >= 1 && type <= 4) return size; // commit, tree, blob, tag: the size is the object's
   if (type === OFS_DELTA) {
     while ((bytes[at++] ?? 0) & 0x80); // the base's offset, relative to this object
@@ -89,6 +131,19 @@ async function packedSize(packPath: string, offset: number): Promise<number | un
   // The delta data starts with the base's size, then the result's, as base-128 numbers.
   const delta = await inflateHead(bytes.subarray(at), (out) => varints(out, 2) !== undefined);
   return varints(delta, 2)?.[1];
+}
+
+/** A pack entry's header: type (3 bits) and size, little-endian base-128 after the first 4 bits. */
+function packHeader(bytes: Uint8Array): { type: number; size: number; at: number } {
+  let at = 0;
+  let byte = bytes[at++] ?? 0;
+  const type = (byte >> 4) & 7;
+  let size = byte & 15;
+  for (let shift = 4; byte & 0x80; shift += 7) {
+    byte = bytes[at++] ?? 0;
+    size += (byte & 0x7f) * 2 ** shift;
+  }
+  return { type, size, at };
 }
 
 /** The first `count` base-128 little-endian numbers of `bytes`, if they are complete. */
@@ -111,12 +166,16 @@ function varints(bytes: Uint8Array, count: number): number[] | undefined {
 }
 
 /**
- * Inflates `compressed` only until `enough` says so (or 64 KiB came out): zlib produces output in
+ * Inflates `compressed` only until `enough` says so (or `cap` bytes came out): zlib produces output in
  * 1 KiB chunks, and the stream is destroyed after the first one that satisfies `enough`, so a
  * small header in front of a gigabyte of zeros costs a kilobyte. A truncated input gives what
  * could be inflated.
  */
-function inflateHead(compressed: Uint8Array, enough: (out: Buffer) => boolean): Promise<Buffer> {
+function inflateHead(
+  compressed: Uint8Array,
+  enough: (out: Buffer) => boolean,
+  cap = 64 * 1024,
+): Promise<Buffer> {
   return new Promise((resolve) => {
     const inflate = createInflate({ chunkSize: 1024 });
     let out = Buffer.alloc(0);
@@ -126,7 +185,7 @@ function inflateHead(compressed: Uint8Array, enough: (out: Buffer) => boolean): 
     };
     inflate.on('data', (chunk: Buffer) => {
       out = Buffer.concat([out, chunk]);
-      if (enough(out) || out.length >= 64 * 1024) done();
+      if (enough(out) || out.length >= cap) done();
     });
     inflate.on('end', done);
     inflate.on('error', done);

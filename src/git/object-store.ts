@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
-import { type PackIndexCache, readObjectSize } from './object-size.ts';
+import { parseCommitStart } from './commit-head.ts';
+import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
+import { type PackIndexCache, readObjectSize, readObjectStart } from './object-size.ts';
 
 export interface Signature {
   name: string;
@@ -32,12 +34,30 @@ export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
   readonly #packIndexes: PackIndexCache = new Map();
+  readonly #maxTreeBytes: number;
 
-  constructor(gitdir: string) {
+  /** `maxTreeBytes`: the default limit of readTree. */
+  constructor(gitdir: string, maxTreeBytes: number = GIT_INPUT_LIMITS.maxTreeBytes) {
     this.gitdir = gitdir;
+    this.#maxTreeBytes = maxTreeBytes;
   }
 
+  /**
+   * The commit; of a commit larger than GIT_INPUT_LIMITS.commitReadBytes, only that many bytes
+   * are inflated and its message is cut there (marked). Anyone who may push writes commits: a
+   * message of a gigabyte of zeros, a few MiB compressed, would otherwise be inflated and decoded
+   * whole on every poll that walks past it.
+   */
   async readCommit(oid: string): Promise<CommitInfo> {
+    const limit = GIT_INPUT_LIMITS.commitReadBytes;
+    const size = await readObjectSize(this.gitdir, oid, this.#packIndexes);
+    if (size !== undefined && size > limit) {
+      const head = await readObjectStart(this.gitdir, oid, limit, this.#packIndexes);
+      if (head?.type === 'commit') return parseCommitStart(oid, head.start, head.size, limit);
+      // Stored as a delta (its start needs its base): not read at all.
+      if (head === undefined)
+        throw new GitObjectTooLargeError('commit', oid, size, limit, 'read of a commit');
+    }
     const { commit } = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return {
       oid,
@@ -59,7 +79,15 @@ export class ObjectStore {
     }
   }
 
-  async readTree(oid: string): Promise<TreeEntry[]> {
+  /**
+   * The tree's entries, once its size (read from its Git header) is known to be at most
+   * `maxBytes`: a tree of two million entries is a few MiB compressed, and parsing it would
+   * build two million objects. Throws GitObjectTooLargeError beyond that.
+   */
+  async readTree(oid: string, maxBytes: number = this.#maxTreeBytes): Promise<TreeEntry[]> {
+    const size = await this.objectSize(oid);
+    if (size !== undefined && size > maxBytes)
+      throw new GitObjectTooLargeError('tree', oid, size, maxBytes, 'a tree may take');
     const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return tree;
   }
@@ -70,10 +98,10 @@ export class ObjectStore {
   }
 
   /**
-   * The size of blob `oid` in bytes, read from the object's header without inflating it (see
+   * The size of object `oid` in bytes, read from the object's header without inflating it (see
    * object-size.ts); undefined when the header cannot be read that way.
    */
-  blobSize(oid: string): Promise<number | undefined> {
+  objectSize(oid: string): Promise<number | undefined> {
     return readObjectSize(this.gitdir, oid, this.#packIndexes);
   }
 
@@ -86,7 +114,7 @@ export class ObjectStore {
     oid: string,
     maxBytes: number,
   ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; size: number }> {
-    const size = await this.blobSize(oid);
+    const size = await this.objectSize(oid);
     if (size !== undefined && size > maxBytes) return { ok: false, size };
     const bytes = await this.readBlob(oid);
     return bytes.length > maxBytes ? { ok: false, size: bytes.length } : { ok: true, bytes };

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { CredentialsProvider } from './auth.ts';
 import { createHttpClient } from './http-client.ts';
 import { HttpTransport } from './http-transport.ts';
+import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import { LocalTransport } from './local-transport.ts';
 import { describeLocation, parseRepositoryLocation, type RepositoryLocation } from './location.ts';
 import { ObjectStore } from './object-store.ts';
@@ -36,6 +37,8 @@ export interface RepositoryOptions {
    * past it the fetch fails with a GitAccessError of kind 'too-large'. 0: unlimited.
    */
   maxFetchBytes?: number;
+  /** The largest tree object read (default GIT_INPUT_LIMITS.maxTreeBytes). */
+  maxTreeBytes?: number;
   logger?: Logger;
 }
 
@@ -69,6 +72,7 @@ export class GitRepository {
   readonly #transport: Transport;
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #maxPacks: number;
+  readonly #maxTreeBytes: number;
   readonly #logger: Logger | undefined;
 
   private constructor(
@@ -84,6 +88,7 @@ export class GitRepository {
     this.#gitdir = gitdir;
     this.#transport = transport;
     this.#maxPacks = options.maxPacks ?? DEFAULT_MAX_PACKS;
+    this.#maxTreeBytes = options.maxTreeBytes ?? GIT_INPUT_LIMITS.maxTreeBytes;
     this.#logger = options.logger;
   }
 
@@ -117,7 +122,7 @@ export class GitRepository {
   run<T>(fn: (session: GitSession) => Promise<T>): Promise<T> {
     return this.#queue.add(async () => {
       await this.#compactIfNeeded();
-      return fn(this.#session(new ObjectStore(this.#gitdir)));
+      return fn(this.#session(new ObjectStore(this.#gitdir, this.#maxTreeBytes)));
     });
   }
 

@@ -1,5 +1,11 @@
 /** The gitops DirectoryReader over the files of one commit, read straight from the object store. */
-import type { DirectoryEntry, DirectoryReader, EntryType } from '../gitops/directory-reader.ts';
+import {
+  type DirectoryEntry,
+  type DirectoryReader,
+  type EntryType,
+  TooManyEntriesError,
+} from '../gitops/directory-reader.ts';
+import { MAX_TREE_ENTRY_BYTES } from './input-limits.ts';
 import type { ObjectStore } from './object-store.ts';
 
 /** Reads paths relative to the root of `commit`. Use within the GitRepository.run that owns `store`. */
@@ -10,9 +16,10 @@ export function commitReader(store: ObjectStore, commit: string): DirectoryReade
     return rootTree;
   };
   return {
-    async list(path) {
+    async list(path, maxEntries) {
       const entry = await store.resolvePath(await tree(), path);
       if (entry?.type !== 'tree') return undefined;
+      if (maxEntries !== undefined) await refuseLargeDirectory(store, entry.oid, path, maxEntries);
       return (await store.readTree(entry.oid)).map(
         (e): DirectoryEntry => ({ name: e.path, type: entryType(e.mode) }),
       );
@@ -23,6 +30,26 @@ export function commitReader(store: ObjectStore, commit: string): DirectoryReade
       return store.readBlobWithin(entry.oid, maxBytes);
     },
   };
+}
+
+/**
+ * Throws TooManyEntriesError when tree `oid`'s size, read from its header, is more than
+ * `maxEntries` entries can take: the directory is refused before its entries are parsed.
+ */
+export async function refuseLargeDirectory(
+  store: ObjectStore,
+  oid: string,
+  path: string,
+  maxEntries: number,
+): Promise<void> {
+  const size = await store.objectSize(oid);
+  const most = maxEntries * MAX_TREE_ENTRY_BYTES;
+  if (size !== undefined && size > most) {
+    throw new TooManyEntriesError(
+      path,
+      `the directory's Git tree is ${size} bytes, more than ${maxEntries} entries can take (${most} bytes); at most ${maxEntries} entries are allowed`,
+    );
+  }
 }
 
 /** What a tree entry's Git mode says it is. */

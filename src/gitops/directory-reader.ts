@@ -15,11 +15,24 @@ export type FileContent = { ok: true; bytes: Uint8Array } | { ok: false; size: n
 export interface DirectoryReader {
   /**
    * Entries of the directory at `path` ('/'-separated, relative to the reader's root; '' is the
-   * root), in any order; undefined when there is no directory there.
+   * root), in any order; undefined when there is no directory there. With `maxEntries`, a
+   * reader that can tell from the directory's size alone that it holds more throws
+   * TooManyEntriesError instead of listing it (a Git tree of millions of entries is a few MiB).
    */
-  list(path: string): Promise<DirectoryEntry[] | undefined>;
+  list(path: string, maxEntries?: number): Promise<DirectoryEntry[] | undefined>;
   /** The file's bytes, or its size when it is larger than `maxBytes` (a reader may avoid reading it). */
   read(path: string, maxBytes: number): Promise<FileContent>;
+}
+
+/** The directory at `path` holds more entries than were asked for; it was not listed. */
+export class TooManyEntriesError extends Error {
+  readonly path: string;
+
+  constructor(path: string, detail: string) {
+    super(`${path}: ${detail}`);
+    this.name = 'TooManyEntriesError';
+    this.path = path;
+  }
 }
 
 export function joinPath(...parts: string[]): string {

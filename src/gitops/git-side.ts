@@ -19,6 +19,7 @@ import { describeSuspension, type Suspension } from './git-control.ts';
 import { GitControlWatch } from './git-control-watch.ts';
 import { Materializer, type PollSummary } from './materializer.ts';
 import type { ParseOptions } from './options.ts';
+import type { PollBudget } from './poll-budget.ts';
 import { Poller } from './poller.ts';
 import { ConfigMapCursorStore } from './state.ts';
 
@@ -33,6 +34,8 @@ export interface GitSideOptions {
   root: string;
   resultsBranch: string;
   parse: ParseOptions;
+  /** What one poll may read. */
+  budget?: PollBudget;
   initial: 'baseline' | 'apply';
   pollIntervalMs: number;
   /** Where the cursor ConfigMap lives. */
@@ -94,6 +97,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     branch: o.branch,
     root: o.root,
     parse: o.parse,
+    ...(o.budget && { budget: o.budget }),
     initial: o.initial,
     cluster: new KubeTransactionApi(objects, o.instance),
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
@@ -136,6 +140,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     intervalMs: o.pollIntervalMs,
     isIdle: (result) => 'history' in result && result.history === 'idle',
     isSkipped: (result) => 'suspended' in result,
+    hasMore: (result) => 'stoppedAt' in result && result.stoppedAt !== undefined,
     metrics: o.metrics,
     log: o.log.child({ component: 'poller' }),
   });
@@ -174,6 +179,7 @@ export function describePoll(summary: PollSummary): string {
     summary.rejected > 0 && `${summary.rejected} rejected`,
     summary.rollbacks > 0 && `${summary.rollbacks} rollback request${summary.rollbacks === 1 ? '' : 's'}`,
     summary.notices > 0 && `${summary.notices} notice${summary.notices === 1 ? '' : 's'}`,
+    summary.stoppedAt && `read up to ${summary.stoppedAt} (the poll's budget); the rest at the next poll`,
   ].filter(Boolean);
   return parts.join(', ');
 }

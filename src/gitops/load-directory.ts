@@ -4,7 +4,7 @@
  * because a transient error must not be reported as a rejected directory.
  */
 import type { Diagnostic } from './diagnostic.ts';
-import { type DirectoryReader, joinPath } from './directory-reader.ts';
+import { type DirectoryReader, joinPath, TooManyEntriesError } from './directory-reader.ts';
 import { classifyFile, compareFileNames, type FileRole } from './file-names.ts';
 import type { ParseLimits } from './options.ts';
 
@@ -43,7 +43,12 @@ export async function loadDirectory(
   const name = path.slice(path.lastIndexOf('/') + 1);
   const loaded: LoadedDirectory = { path, name, files: [], changeFileCount: 0, diagnostics: [] };
   const report = (d: Diagnostic) => loaded.diagnostics.push(d);
-  const entries = await reader.list(path);
+  const entries = await reader.list(path, limits.maxEntries).catch((error: unknown) => {
+    if (!(error instanceof TooManyEntriesError)) throw error;
+    report({ code: 'too-many-files', file: path, message: error.message.slice(path.length + 2) });
+    return null;
+  });
+  if (entries === null) return loaded;
   if (entries === undefined) {
     report({
       code: 'missing-transaction-file',

@@ -4,14 +4,16 @@
  * records about it. Only the directories Git reports as changed are read.
  */
 import type { ChangeSet } from '../git/changes.ts';
+import { GitObjectTooLargeError, readingCommit } from '../git/input-limits.ts';
 import type { GitSession } from '../git/repository.ts';
 import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader.ts';
-import { joinPath } from './directory-reader.ts';
+import { type DirectoryReader, joinPath } from './directory-reader.ts';
 import { ROLLBACK_FILE, TRANSACTION_FILE } from './file-names.ts';
 import { type DirectoryFacts, PHASE_BASELINE } from './materialize-decision.ts';
 import { dnsLabelProblem } from './names.ts';
 import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
 import { parseTransactionDirectory } from './parse-directory.ts';
+import { DEFAULT_POLL_BUDGET, type PollBudget, PollMeter } from './poll-budget.ts';
 import { TreeCache } from './tree-cache.ts';
 import { parseYamlValue } from './yaml-file.ts';
 
@@ -22,34 +24,61 @@ export interface GatheredFacts extends DirectoryFacts {
 
 export interface FactOptions {
   parse: ParseOptions;
+  /** What this poll may read; default DEFAULT_POLL_BUDGET. */
+  budget?: PollBudget;
   /** Repository (without credentials) and branch, recorded as the Transactions' source. */
   repository: string;
   branch: string;
 }
 
-/** Facts for every directory change of `changes`, in Git order (commit by commit, then by name). */
+export interface Gathered {
+  /** In Git order (commit by commit, then by name). */
+  facts: GatheredFacts[];
+  /**
+   * The last commit whose directories are all in `facts`: the tip, unless the poll's budget
+   * stopped earlier (the next poll reads on from here).
+   */
+  through: string;
+}
+
+/** Facts for the directory changes of `changes`, commit by commit, as far as the budget allows. */
 export async function gatherFacts(
   session: GitSession,
   changes: ChangeSet,
   results: ResultsSnapshot,
   options: FactOptions,
-): Promise<GatheredFacts[]> {
+): Promise<Gathered> {
   const { store } = session;
   const trees = new TreeCache(store);
+  const meter = new PollMeter(options.budget ?? DEFAULT_POLL_BUDGET);
   const gathered: GatheredFacts[] = [];
+  let through = changes.from ?? changes.to;
   // The tree each commit's changes are relative to: its predecessor on the branch, or nothing
   // when listChanges compared the tip with no base at all.
   const hasBase =
     changes.from !== undefined && changes.history !== 'initial' && changes.history !== 'unknown-base';
   let beforeTree = hasBase && changes.from ? (await store.readCommit(changes.from)).tree : undefined;
-  for (const { commit, directories } of changes.commits) {
-    for (const change of directories) {
-      if (change.kind === 'removed') continue;
-      const parsed = await parseTransactionDirectory(trees.reader(commit.tree), change.path, options.parse, {
-        repository: options.repository,
-        branch: options.branch,
-        commit: commit.oid,
-      });
+  for (const [index, { commit, directories }] of changes.commits.entries()) {
+    const first = index === 0;
+    const read = directories.filter((d) => d.kind !== 'removed');
+    if (!meter.admits(commit.oid, read.length, first)) return { facts: gathered, through };
+    const before = gathered.length;
+    let within = true;
+    const reader = countingReader(trees.reader(commit.tree), (bytes) => {
+      within &&= meter.spend(commit.oid, bytes, first);
+    });
+    for (const change of read) {
+      const parsed = await readingCommit(commit.oid, () =>
+        parseTransactionDirectory(reader, change.path, options.parse, {
+          repository: options.repository,
+          branch: options.branch,
+          commit: commit.oid,
+        }),
+      );
+      if (!within) {
+        gathered.length = before; // this commit waits for the next poll, whole
+        return { facts: gathered, through };
+      }
       const files = await diffFiles(trees, beforeTree, commit.tree, change.path);
       const namespace =
         change.kind === 'modified' && beforeTree !== undefined
@@ -72,8 +101,21 @@ export async function gatherFacts(
       });
     }
     beforeTree = commit.tree;
+    through = commit.oid;
   }
-  return gathered;
+  return { facts: gathered, through };
+}
+
+/** `reader`, telling `spend` the size of each file it reads. */
+function countingReader(reader: DirectoryReader, spend: (bytes: number) => void): DirectoryReader {
+  return {
+    list: (path, maxEntries) => reader.list(path, maxEntries),
+    read: async (path, maxBytes) => {
+      const content = await reader.read(path, maxBytes);
+      if (content.ok) spend(content.bytes.length);
+      return content;
+    },
+  };
 }
 
 /** Files of the directory at `path` that differ between two commit trees. */
@@ -98,9 +140,15 @@ async function filesAt(
   path: string,
 ): Promise<Map<string, string>> {
   if (tree === undefined) return new Map();
-  const entry = await trees.resolve(tree, path);
-  if (entry?.type !== 'tree') return new Map();
-  return new Map([...(await trees.entries(entry.oid)).values()].map((e) => [e.path, e.oid]));
+  try {
+    const entry = await trees.resolve(tree, path);
+    if (entry?.type !== 'tree') return new Map();
+    return new Map([...(await trees.entries(entry.oid)).values()].map((e) => [e.path, e.oid]));
+  } catch (error) {
+    // A directory tree too large to read: the parser refused the directory (too-many-files).
+    if (error instanceof GitObjectTooLargeError) return new Map();
+    throw error;
+  }
 }
 
 /**
@@ -114,9 +162,9 @@ export async function namespaceAt(
   fallback: string,
 ): Promise<string> {
   const file = joinPath(path, TRANSACTION_FILE);
-  const entry = await trees.resolve(tree, file);
-  if (entry?.type !== 'blob') return fallback;
   try {
+    const entry = await trees.resolve(tree, file);
+    if (entry?.type !== 'blob') return fallback;
     // The same bounds as the parser: no oversized blob is inflated, no hostile YAML parsed.
     const content = await trees.reader(tree).read(file, DEFAULT_LIMITS.maxFileBytes);
     if (!content.ok) return fallback;

@@ -29,6 +29,7 @@ import {
   renderRollbackRefusal,
 } from './materialize-records.ts';
 import type { ParseOptions } from './options.ts';
+import { inputLimitError, type PollBudget } from './poll-budget.ts';
 import { newStampKey, withStamp } from './provenance.ts';
 import type { CursorStore, GitCursor } from './state.ts';
 import { CursorConflictError } from './state.ts';
@@ -47,6 +48,8 @@ export interface MaterializerOptions {
   /** Folder of the transaction directories, e.g. "transactions". */
   root: string;
   parse: ParseOptions;
+  /** What one poll may read (default DEFAULT_POLL_BUDGET). */
+  budget?: PollBudget;
   /** First run on a repository without a results branch: record what is there, or apply it. */
   initial: 'baseline' | 'apply';
   cluster: TransactionApi;
@@ -72,12 +75,14 @@ export interface PollSummary {
   rollbacks: number;
   /** Directories recorded as baseline (first run). */
   baseline: number;
+  /** The poll's budget stopped it before the tip, at this commit: the next poll reads on from there. */
+  stoppedAt?: string;
 }
 
 type Snapshot =
   | { kind: 'idle'; tip: string }
   | { kind: 'baseline'; tip: string; directories: string[] }
-  | { kind: 'changes'; tip: string; changes: ChangeSet; facts: GatheredFacts[] };
+  | { kind: 'changes'; tip: string; changes: ChangeSet; facts: GatheredFacts[]; through: string };
 
 export class Materializer {
   readonly #o: MaterializerOptions;
@@ -124,7 +129,9 @@ export class Materializer {
       next = await this.#apply(snapshot.facts, cursor, summary);
     }
     await this.#flush();
-    await this.#save({ ...cursor, lastCommit: snapshot.tip, nextSequence: next });
+    const through = snapshot.kind === 'changes' ? snapshot.through : snapshot.tip;
+    if (through !== snapshot.tip) summary.stoppedAt = through;
+    await this.#save({ ...cursor, lastCommit: through, nextSequence: next });
     return summary;
   }
 
@@ -147,7 +154,15 @@ export class Materializer {
   }
 
   /** Everything the poll decides on, read in one repository operation. */
-  #read(cursor: GitCursor): Promise<Snapshot> {
+  async #read(cursor: GitCursor): Promise<Snapshot> {
+    try {
+      return await this.#readAll(cursor);
+    } catch (error) {
+      throw inputLimitError(error, this.#o.repository.display, this.#o.branch);
+    }
+  }
+
+  #readAll(cursor: GitCursor): Promise<Snapshot> {
     const { repository, branch, root, parse } = this.#o;
     return repository.run(async (session): Promise<Snapshot> => {
       const tip = await session.fetch(branch);
@@ -175,12 +190,13 @@ export class Materializer {
         );
       }
       const changes = await listChanges(session, cursor.lastCommit, tip, { branch, root });
-      const facts = await gatherFacts(session, changes, results, {
+      const { facts, through } = await gatherFacts(session, changes, results, {
         parse,
+        ...(this.#o.budget && { budget: this.#o.budget }),
         repository: repository.display,
         branch,
       });
-      return { kind: 'changes', tip, changes, facts };
+      return { kind: 'changes', tip, changes, facts, through };
     });
   }
 

@@ -25,6 +25,8 @@ export interface PollerOptions<T> {
    * failure, so it leaves the metrics and the readiness state as they were.
    */
   isSkipped?(result: T): boolean;
+  /** True when a poll stopped before the tip (its budget ran out): the next one runs at once. */
+  hasMore?(result: T): boolean;
   metrics?: { gitPoll(result: GitPollResult, seconds: number): void };
   log: Logger;
   now?: () => number;
@@ -136,6 +138,7 @@ export class Poller<T> {
       this.#failingSince = undefined;
       this.#lastError = undefined;
       this.#lastSuccessAt = this.#now();
+      if (this.#o.hasMore?.(result)) this.#again = true;
       this.#o.metrics?.gitPoll('success', elapsed);
       const level = this.#o.isIdle?.(result) ? 'debug' : 'info';
       this.#o.log[level]({ reason, seconds: round(elapsed), result }, 'poll done');

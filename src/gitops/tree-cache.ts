@@ -4,7 +4,7 @@
  * tree is parsed once per poll, so reading n directories costs O(n), not O(n × folder size).
  */
 import type { ObjectStore, TreeEntry } from '../git/object-store.ts';
-import { entryType } from '../git/tree-reader.ts';
+import { entryType, refuseLargeDirectory } from '../git/tree-reader.ts';
 import type { DirectoryEntry, DirectoryReader } from './directory-reader.ts';
 
 export class TreeCache {
@@ -38,9 +38,10 @@ export class TreeCache {
   /** A DirectoryReader over the files of the commit whose root tree is `tree`. */
   reader(tree: string): DirectoryReader {
     return {
-      list: async (path) => {
+      list: async (path, maxEntries) => {
         const entry = await this.resolve(tree, path);
         if (entry?.type !== 'tree') return undefined;
+        if (maxEntries !== undefined) await refuseLargeDirectory(this.store, entry.oid, path, maxEntries);
         return [...(await this.entries(entry.oid)).values()].map(
           (e): DirectoryEntry => ({ name: e.path, type: entryType(e.mode) }),
         );

@@ -6,6 +6,7 @@
 import type { ScalarTag } from 'yaml';
 import { Composer, type Document, isMap, isNode, isPair, isScalar, isSeq, LineCounter } from 'yaml';
 import type { Diagnostic } from './diagnostic.ts';
+import { flattenStrings } from './flat-strings.ts';
 import {
   boundedTokens,
   checkNodes,
@@ -113,7 +114,7 @@ export function parseYamlFile(file: string, text: string): ParsedYaml {
     try {
       // checkNodes bounded what the aliases expand to; the library's own alias count would walk the
       // whole document once per aliased anchor.
-      value = doc.toJS({ maxAliasCount: -1 });
+      value = flattenStrings(doc.toJS({ maxAliasCount: -1 }));
     } catch (error) {
       diagnostics.push({
         code: 'yaml-syntax',

@@ -8,6 +8,7 @@
  * write, so a restart, a second replica or a resync of the informer adds nothing. All writes go
  * through one queue, in the order the informer saw the transitions.
  */
+
 import PQueue from 'p-queue';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
@@ -17,6 +18,7 @@ import {
   sourceSequence,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
 import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
@@ -78,6 +80,7 @@ export class ResultsReporter {
       path,
       labelSelector: transactionSelector(options.instance),
       transform: slim,
+      pageSize: TRANSACTION_PAGE_SIZE,
       logger: options.log,
       handlers: {
         onAdd: (obj, key) => this.#observe(undefined, obj, key),

@@ -7,6 +7,7 @@
  * `index.json`, which says where every snapshot is.
  */
 import { createHash } from 'node:crypto';
+import { MAX_CHANGES } from '../api/v1alpha1/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
 import { viewMayRead } from './view-readable.ts';
 
@@ -126,10 +127,76 @@ function splitString(s: string, bytes: number): string[] {
   return out;
 }
 
+/** What encodeStore writes at most: the index is refused past it, before it is parsed. */
+export const MAX_INDEX_BYTES = 64 * 1024;
+/**
+ * The most objects one snapshot may be split across. A prior state is one object, at most
+ * 1.5 MiB in etcd; its JSON can be up to 6 times that (a value of control characters, each
+ * escaped as \u0001), over chunks of at least 674 KiB (a Secret's): 14 parts. Real stores use 1
+ * or 2.
+ */
+export const MAX_PARTS_PER_SNAPSHOT = 16;
+/** Objects of one kind a store may have: every change's snapshot at its largest. */
+export const MAX_STORE_OBJECTS = MAX_CHANGES * MAX_PARTS_PER_SNAPSHOT;
+
+/** The store's index is not one encodeStore could have written; nothing it names was read. */
+export class StoreIndexError extends Error {
+  override readonly name = 'StoreIndexError';
+
+  constructor(problem: string) {
+    super(`the rollback store's ${INDEX_KEY} is not valid: ${problem}`);
+  }
+}
+
+/**
+ * The index of a store, checked to be one a transaction of at most MAX_CHANGES changes could
+ * have: whoever may write ConfigMaps beside a Transaction can edit it, and an index naming a
+ * million parts would otherwise have the controller fetch and hold a million objects.
+ */
 export function decodeIndex(first: Record<string, string> | undefined): StoreIndex {
   const raw = first?.[INDEX_KEY];
   if (!raw) throw new Error(`rollback store has no ${INDEX_KEY}`);
-  return JSON.parse(raw) as StoreIndex;
+  if (raw.length > MAX_INDEX_BYTES)
+    throw new StoreIndexError(`it is ${raw.length} bytes; an index takes at most ${MAX_INDEX_BYTES}`);
+  let index: unknown;
+  try {
+    index = JSON.parse(raw);
+  } catch {
+    throw new StoreIndexError('it is not JSON');
+  }
+  const problem = indexProblem(index);
+  if (problem) throw new StoreIndexError(problem);
+  return index as StoreIndex;
+}
+
+function indexProblem(index: unknown): string | undefined {
+  const i = index as Partial<StoreIndex> | null;
+  if (typeof i !== 'object' || i === null || i.version !== 1) return 'it is not a version 1 index';
+  for (const kind of ['configMaps', 'secrets'] as const) {
+    const count = i[kind];
+    if (!Number.isInteger(count) || (count as number) < 0 || (count as number) > MAX_STORE_OBJECTS)
+      return `${kind} must be a count of at most ${MAX_STORE_OBJECTS} objects`;
+  }
+  const items = Object.entries(i.items ?? {});
+  if (typeof i.items !== 'object' || items.length > MAX_CHANGES)
+    return `it must name at most ${MAX_CHANGES} snapshots, one per change`;
+  for (const [key, placement] of items) {
+    const problem = placementProblem(key, placement, i as StoreIndex);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function placementProblem(key: string, placement: unknown, index: StoreIndex): string | undefined {
+  if (!/^\d+$/.test(key) || Number(key) >= MAX_CHANGES) return `snapshot "${key}" is not a change index`;
+  const { kind, parts } = (placement ?? {}) as Partial<Placement>;
+  if (kind !== 'ConfigMap' && kind !== 'Secret') return `snapshot ${key} names no ConfigMap or Secret`;
+  const count = kind === 'ConfigMap' ? index.configMaps : index.secrets;
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > MAX_PARTS_PER_SNAPSHOT)
+    return `snapshot ${key} names ${Array.isArray(parts) ? parts.length : 'no'} parts; a snapshot has 1 to ${MAX_PARTS_PER_SNAPSHOT}`;
+  if (!parts.every((p) => Number.isInteger(p) && p >= 0 && p < count))
+    return `snapshot ${key} names a ${kind} beyond the store's ${count}`;
+  return undefined;
 }
 
 /** Reads one snapshot, given the data of the objects it was placed in. */

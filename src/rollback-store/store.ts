@@ -232,6 +232,8 @@ export class RollbackStore {
   }
 }
 
+const FIRST = 'ConfigMap/0';
+
 export class StoreReader {
   readonly #index: StoreIndex;
   readonly #loaded = new Map<string, Record<string, string>>();
@@ -243,13 +245,17 @@ export class StoreReader {
     fetch: (kind: StoreKind, ordinal: number) => Promise<Record<string, string>>,
   ) {
     this.#index = index;
-    this.#loaded.set('ConfigMap/0', first);
+    this.#loaded.set(FIRST, first);
     this.#fetch = fetch;
   }
 
   /** A change's prior state, checked against what prepare recorded; SnapshotTamperedError if it differs. */
   async snapshot(itemIndex: number, expected: SnapshotExpectation): Promise<Snapshot> {
     const placement = this.#index.items[String(itemIndex)];
+    const wanted = new Set((placement?.parts ?? []).map((ordinal) => `${placement?.kind}/${ordinal}`));
+    // Only the first object and this snapshot's stay loaded: at most MAX_PARTS_PER_SNAPSHOT + 1
+    // objects of up to 1 MiB per rollback in progress, however large the store.
+    for (const key of this.#loaded.keys()) if (key !== FIRST && !wanted.has(key)) this.#loaded.delete(key);
     for (const ordinal of placement?.parts ?? []) {
       const key = `${placement?.kind}/${ordinal}`;
       if (!this.#loaded.has(key) && placement)

@@ -63,7 +63,9 @@ labels those it creates from Git so, and leads under a Lease and keeps a Git cur
 see docs/operations.md, Several installations.
 
 What a repository can cost is bounded: one fetch (--max-fetch-bytes), each file (1 MiB, checked
-before it is inflated), and the YAML in it (nesting, aliases, errors); see docs/git.md, Limits.
+before it is inflated), the YAML in it (nesting, aliases, errors), each tree (--max-tree-bytes,
+checked before it is parsed), and what one poll reads (--max-poll-directories, --max-poll-bytes;
+later commits wait for the next poll); see docs/git.md, Limits.
 Credentials are never sent over plain http:// unless --allow-insecure-http says so.
 
 Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
@@ -91,6 +93,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
       cacheDir: settings.cacheDir,
       ...(settings.credentials && { credentials: gitCredentials(settings.credentials, settings.username) }),
       maxFetchBytes: settings.maxFetchBytes,
+      maxTreeBytes: settings.maxTreeBytes,
       logger: log,
     });
     const context: ResultContext = { controllerVersion: VERSION, identity: await whoAmI(client, log) };
@@ -183,6 +186,7 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
             root: settings.root,
             resultsBranch: settings.resultsBranch,
             parse: { policy: settings.policy },
+            budget: settings.budget,
             initial: settings.initial,
             pollIntervalMs: settings.pollIntervalMs,
             controllerNamespace: namespace,

@@ -6,6 +6,7 @@
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
 import { isNotFound } from '../../kube/errors.ts';
+import { StoreIndexError } from '../../rollback-store/codec.ts';
 import { SnapshotTamperedError, type StoreReader } from '../../rollback-store/store.ts';
 import { MAX_RECOVERY_ATTEMPTS } from '../../saga/decide.ts';
 import { gatedItems, startCheck } from '../../saga/health-gate.ts';
@@ -39,6 +40,8 @@ export async function rollback(run: SagaRun): Promise<StageResult> {
   try {
     reader = await deps.store.open(txn);
   } catch (e) {
+    if (e instanceof StoreIndexError)
+      return finish(run, items, `the rollback store ConfigMap ${run.status.rollbackRef}: ${e.message}`);
     if (!isNotFound(e)) throw e;
     return finish(
       run,

@@ -1,0 +1,111 @@
+/**
+ * What a hostile Git pusher crafts with native git and pushes over HTTP: trees of a million
+ * entries, commits with messages of a hundred MiB, a thousand directories sharing one large file.
+ * Each costs a few MiB (or KiB) on the wire, and what it would cost the poller to parse is what
+ * the tests measure.
+ */
+import { spawn } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { git, ScratchWorkTree } from './git-server.ts';
+
+/** Runs git with `input` on stdin; returns stdout, trimmed. */
+export function gitWithInput(cwd: string, input: Buffer | string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out).toString().trim())
+        : reject(new Error(`git ${args.join(' ')}: ${Buffer.concat(err).toString()}`)),
+    );
+    child.stdin.end(input);
+  });
+}
+
+/** Writes a tree of `entries` files (f0000000, f0000001, …, all one blob); returns its oid. */
+export async function hugeTree(cwd: string, entries: number): Promise<string> {
+  const blob = Buffer.from(await gitWithInput(cwd, 'x\n', 'hash-object', '-w', '--stdin'), 'hex');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < entries; i++)
+    parts.push(Buffer.from(`100644 f${String(i).padStart(7, '0')}\0`, 'latin1'), blob);
+  const file = join(cwd, '.git', 'huge-tree');
+  await writeFile(file, Buffer.concat(parts));
+  const oid = await git(cwd, 'hash-object', '-t', 'tree', '-w', file);
+  await rm(file);
+  return oid;
+}
+
+/** `tree` with the tree `oid` placed at `path` ('/'-separated), written; returns the new root. */
+async function graft(cwd: string, tree: string | undefined, path: string, oid: string): Promise<string> {
+  const [name = '', ...rest] = path.split('/');
+  const lines = tree === undefined ? [] : (await git(cwd, 'ls-tree', tree)).split('\n').filter(Boolean);
+  const others = lines.filter((l) => l.split('\t')[1] !== name);
+  const existing = lines.find((l) => l.split('\t')[1] === name)?.split(/\s/)[2];
+  const placed = rest.length === 0 ? oid : await graft(cwd, existing, rest.join('/'), oid);
+  return gitWithInput(cwd, [...others, `040000 tree ${placed}\t${name}`].join('\n'), 'mktree');
+}
+
+export interface CraftedCommit {
+  /** Files written as usual (null deletes). */
+  files?: Record<string, string | null>;
+  /** Trees built by `build` (in the scratch clone) placed at these paths. */
+  trees?: Record<string, (cwd: string) => Promise<string>>;
+  /** The commit message; default "crafted". */
+  message?: string | Buffer;
+}
+
+/** Commits `commit` on top of `branch` of `url` and pushes it over HTTP; returns its sha. */
+export async function pushCrafted(url: string, commit: CraftedCommit, branch = 'main'): Promise<string> {
+  const work = await ScratchWorkTree.clone(url);
+  try {
+    await work.checkout(`origin/${branch}`);
+    await work.write(commit.files ?? {});
+    await work.git('add', '--all');
+    let root = await work.git('write-tree');
+    for (const [path, build] of Object.entries(commit.trees ?? {}))
+      root = await graft(work.dir, root, path, await build(work.dir));
+    const messageFile = join(work.dir, '.git', 'crafted-message');
+    await writeFile(messageFile, commit.message ?? 'crafted');
+    const sha = await work.git('commit-tree', root, '-p', 'HEAD', '-F', messageFile);
+    await work.git('push', '--quiet', 'origin', `${sha}:refs/heads/${branch}`);
+    return sha;
+  } finally {
+    await work.dispose();
+  }
+}
+
+/**
+ * Pushes one commit adding `count` transaction directories that all hold the same `shared` change
+ * file (one blob in Git) besides their own transaction.yaml, written with git fast-import.
+ */
+export async function pushSharedFile(
+  url: string,
+  count: number,
+  transactionYaml: (name: string) => string,
+  shared: { name: string; content: string },
+  branch = 'main',
+): Promise<string> {
+  const work = await ScratchWorkTree.clone(url);
+  try {
+    const parent = await work.git('rev-parse', `origin/${branch}`);
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+    const stream = [`blob\nmark :1\n${data(shared.content)}`];
+    stream.push(`commit refs/heads/${branch}\ncommitter Pusher <p@example.invalid> 0 +0000\n`);
+    stream.push(`${data(`${count} directories`)}from ${parent}\n`);
+    for (let i = 0; i < count; i++) {
+      const name = `shared-${String(i).padStart(4, '0')}`;
+      stream.push(`M 100644 :1 transactions/${name}/${shared.name}\n`);
+      stream.push(`M 100644 inline transactions/${name}/transaction.yaml\n${data(transactionYaml(name))}`);
+    }
+    await gitWithInput(work.dir, `${stream.join('')}done\n`, 'fast-import', '--quiet', '--done');
+    await work.git('push', '--quiet', 'origin', `refs/heads/${branch}:refs/heads/${branch}`);
+    return await work.git('rev-parse', `refs/heads/${branch}`);
+  } finally {
+    await work.dispose();
+  }
+}
