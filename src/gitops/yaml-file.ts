@@ -58,19 +58,9 @@ export function parseYamlFile(file: string, text: string): ParsedYaml {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
-  // What parseAllDocuments does (lexer, parser, composer), with the CST checked on the way:
-  // uniqueKeys is off because the library's check is quadratic (every key against every earlier
-  // key of its mapping: minutes for a 1 MiB mapping); checkNodes does it in linear time.
-  const composer = new Composer({
-    prettyErrors: false,
-    uniqueKeys: false,
-    customTags: (tags) => [yaml11Octal, ...tags],
-  });
-  const errors = new ErrorLimit(YAML_LIMITS.maxErrors);
-  limitComposerErrors(composer, errors);
   let docs: Document.Parsed[];
   try {
-    docs = Array.from(composer.compose(boundedTokens(text, lineCounter, errors)));
+    docs = composeDocuments(text, lineCounter);
   } catch (error) {
     if (!(error instanceof YamlLimitError)) throw error;
     const diagnostic = { code: error.code, file, ...where(error.offset), message: error.message };
@@ -129,12 +119,38 @@ export function parseYamlFile(file: string, text: string): ParsedYaml {
       index,
       value,
       locate: (path, at = 'value') => {
-        const offset = offsetOf(doc, path, at);
+        const nodes = documentNodes(i);
+        const offset = nodes && offsetOf(nodes, path, at);
         return offset === undefined ? undefined : where(offset);
       },
     });
   });
+  // The documents' node trees are not kept: they are several times the size of the text, and
+  // only a diagnostic needs a position. A file that has one is composed again, once (validate of
+  // 400 valid directories: a third less garbage collection).
+  let composedAgain: Document.Parsed[] | undefined;
+  const documentNodes = (i: number) => {
+    composedAgain ??= composeDocuments(text, new LineCounter());
+    return composedAgain[i];
+  };
   return { documents, diagnostics, multiDocument };
+}
+
+/**
+ * What parseAllDocuments does (lexer, parser, composer), with the CST checked on the way:
+ * uniqueKeys is off because the library's check is quadratic (every key against every earlier
+ * key of its mapping: minutes for a 1 MiB mapping); checkNodes does it in linear time.
+ * YamlLimitError when a limit is broken.
+ */
+function composeDocuments(text: string, lineCounter: LineCounter): Document.Parsed[] {
+  const composer = new Composer({
+    prettyErrors: false,
+    uniqueKeys: false,
+    customTags: (tags) => [yaml11Octal, ...tags],
+  });
+  const errors = new ErrorLimit(YAML_LIMITS.maxErrors);
+  limitComposerErrors(composer, errors);
+  return Array.from(composer.compose(boundedTokens(text, lineCounter, errors)));
 }
 
 /**
