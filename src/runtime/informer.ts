@@ -50,6 +50,11 @@ export interface InformerOptions<T extends KubeObject> {
   handlers?: InformerHandlers<T> | undefined;
   /** Applied before caching, e.g. dropManagedFields, to keep memory down. */
   transform?: ((obj: T) => T) | undefined;
+  /**
+   * Only (transformed) objects this accepts are cached and reported; one that stops being
+   * accepted is reported deleted. When what it accepts grows, seed() the new objects in.
+   */
+  keep?: ((obj: T) => boolean) | undefined;
   /** Period of re-emitting every cached object as an update; 0 disables. Default 5 min. */
   resyncPeriodMs?: number | undefined;
   /** LIST page size. Default 500. */
@@ -186,7 +191,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       });
       // Items of built-in lists carry no apiVersion/kind; watch events do. Make them agree.
       const typeMeta = { apiVersion: page.apiVersion, kind: page.kind?.replace(/List$/, '') };
-      for (const item of page.items) items.push(this.#transform({ ...typeMeta, ...item }));
+      for (const item of page.items) {
+        const obj = this.#transform({ ...typeMeta, ...item });
+        if (this.#keeps(obj)) items.push(obj);
+      }
       resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
       next = page.metadata.continue || undefined;
     } while (next);
@@ -235,16 +243,43 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Adds objects listed apart from this informer (e.g. by a narrower selector, once keep() accepts
+   * them), unless the watch already delivered them or something newer.
+   */
+  seed(items: readonly T[]): void {
+    for (const item of items) this.#store(this.#transform(item));
+  }
+
+  /** Forgets, without reporting, the cached objects keep() no longer accepts. */
+  prune(): void {
+    for (const obj of this.#cache.list()) if (!this.#keeps(obj)) this.#cache.remove(obj);
+  }
+
   #apply(event: WatchEvent<T>): void {
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
-      const change = this.#cache.upsert(this.#transform(event.object));
-      if (change) this.#dispatch(change);
+      this.#store(this.#transform(event.object));
     } else if (event.type === 'DELETED') {
-      this.#dispatch(this.#cache.remove(this.#transform(event.object)));
+      const obj = this.#transform(event.object);
+      if (this.#keeps(obj) || this.#cache.get(objectKey(obj))) this.#dispatch(this.#cache.remove(obj));
     }
     // Every event, bookmarks included, moves the restart point forward.
     const resourceVersion = event.object.metadata?.resourceVersion;
     if (resourceVersion) this.#resourceVersion = resourceVersion;
+  }
+
+  #store(obj: T): void {
+    if (!this.#keeps(obj)) {
+      if (this.#cache.get(objectKey(obj))) this.#dispatch(this.#cache.remove(obj));
+      return;
+    }
+    // A seeded object may be newer than the watch's position: never go back to an older state.
+    const change = this.#opts.keep ? this.#cache.upsertNewer(obj) : this.#cache.upsert(obj);
+    if (change) this.#dispatch(change);
+  }
+
+  #keeps(obj: T): boolean {
+    return this.#opts.keep ? this.#opts.keep(obj) : true;
   }
 
   #resync(): void {
