@@ -208,7 +208,8 @@ export class HealthWatch implements HealthReader {
     interest: Interest,
   ): Promise<KubeObject[] | undefined> {
     const path = collectionPath(mapping, namespace);
-    const watch = this.#watches.get(path) ?? this.#open(path, mapping);
+    const running = this.#watches.get(path);
+    const watch = running ?? this.#open(path, mapping);
     if (!watch) return undefined;
     const key = interestKey(interest);
     const own = watch.interests.get(waiter) ?? new Map<string, Interest>();
@@ -216,8 +217,10 @@ export class HealthWatch implements HealthReader {
     const isNew = !own.has(key);
     own.set(key, interest);
     used.add(`${path}#${key}`);
-    // A watch that synced before this interest existed dropped its objects: list just them.
-    const mustSeed = isNew && watch.informer.hasSynced();
+    // A watch opened just now lists after this interest exists, so its LIST and events keep its
+    // objects. One already running may have listed before they existed (the target this very
+    // transaction created) and dropped their events until now: list just them, once it synced.
+    const mustSeed = isNew && running !== undefined;
     if (!(await watch.synced) && !watch.informer.hasSynced()) return undefined;
     if (mustSeed && !(await this.#seed(watch, path, interest))) {
       own.delete(key); // look again next time
@@ -227,11 +230,12 @@ export class HealthWatch implements HealthReader {
   }
 
   async #seed(watch: Watch, path: string, interest: Interest): Promise<boolean> {
+    type List = ObjectList<KubeObject>;
+    const query = interestQuery(interest);
     try {
-      const list = await this.#opts.client.request<
-        ObjectList<KubeObject> & { apiVersion?: string; kind?: string }
-      >({ method: 'GET', path, query: interestQuery(interest) });
-      watch.informer.seed(list.items);
+      await watch.informer.seed(
+        async () => (await this.#opts.client.request<List>({ method: 'GET', path, query })).items,
+      );
       return true;
     } catch (e) {
       this.#opts.log.warn(

@@ -13,7 +13,7 @@ import type { KubeObject, ObjectList } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay, jitterUp, type Random } from './backoff.ts';
 import { guardHooks } from './guard-hooks.ts';
-import { type CacheChange, ObjectCache, objectKey } from './object-cache.ts';
+import { type CacheChange, isNewer, ObjectCache, objectKey } from './object-cache.ts';
 import { sleep } from './sleep.ts';
 
 /** What the informer needs of a KubeClient; tests may wrap one to cut or age its watches. */
@@ -94,6 +94,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   #resourceVersion: string | undefined;
   #loop: Promise<void> | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
+  /** seed() calls under way, and what the watch deleted meanwhile (a seed may predate it). */
+  #seeding = 0;
+  readonly #deletedWhileSeeding = new Map<string, T>();
 
   constructor(opts: InformerOptions<T>) {
     this.#opts = opts;
@@ -244,11 +247,20 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   /**
-   * Adds objects listed apart from this informer (e.g. by a narrower selector, once keep() accepts
-   * them), unless the watch already delivered them or something newer.
+   * Adds objects `list` reads apart from this informer (e.g. by a narrower selector, once keep()
+   * accepts them), unless the watch delivered them, something newer, or their deletion meanwhile.
    */
-  seed(items: readonly T[]): void {
-    for (const item of items) this.#store(this.#transform(item));
+  async seed(list: () => Promise<readonly T[]>): Promise<void> {
+    this.#seeding++;
+    try {
+      for (const item of await list()) {
+        const obj = this.#transform(item);
+        const deleted = this.#deletedWhileSeeding.get(objectKey(obj));
+        if (!deleted || isNewer(obj, deleted)) this.#store(obj);
+      }
+    } finally {
+      if (--this.#seeding === 0) this.#deletedWhileSeeding.clear();
+    }
   }
 
   /** Forgets, without reporting, the cached objects keep() no longer accepts. */
@@ -261,6 +273,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.#store(this.#transform(event.object));
     } else if (event.type === 'DELETED') {
       const obj = this.#transform(event.object);
+      if (this.#seeding > 0) this.#deletedWhileSeeding.set(objectKey(obj), obj);
       if (this.#keeps(obj) || this.#cache.get(objectKey(obj))) this.#dispatch(this.#cache.remove(obj));
     }
     // Every event, bookmarks included, moves the restart point forward.
