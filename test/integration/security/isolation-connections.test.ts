@@ -35,6 +35,8 @@ const GATED = 30;
 const PROMPT_MS = 60_000;
 /** The leader's Lease duration (the controller's default, passed explicitly). */
 const LEASE_DURATION_MS = 15_000;
+/** Renewals to see with all the rollouts in Verifying: about 30 s at one per 2 s. */
+const RENEWALS = 15;
 
 interface LeaseSpec {
   holderIdentity?: string;
@@ -111,6 +113,12 @@ describe('one tenant gated rollouts beside another tenant', () => {
             { timeoutMs: 180_000, intervalMs: 1_000 },
           );
 
+          const phases = await Promise.all(
+            rollouts.map(async (_, i) => (await getTxn(clients.admin, ns, `rollout-${i}`)).status?.phase),
+          );
+          process.stderr.write(
+            `gated rollouts when the other team's transaction is created: ${phases.join(' ')}\n`,
+          );
           const started = Date.now();
           await clients.admin.create(
             transaction(
@@ -122,6 +130,7 @@ describe('one tenant gated rollouts beside another tenant', () => {
           );
           await waitForPhase(clients.admin, ns, 'other-release', 'Committed', PROMPT_MS);
           const tookMs = Date.now() - started;
+          process.stderr.write(`the other team's transaction: created → Committed in ${tookMs} ms\n`);
           expect(tookMs).toBeLessThan(PROMPT_MS);
 
           // Every rollout reaches Verifying: none is left stuck in Committing behind the others.
@@ -132,6 +141,13 @@ describe('one tenant gated rollouts beside another tenant', () => {
             },
             { timeoutMs: 120_000, intervalMs: 1_000 },
           );
+          // And they stay there while the leader renews its Lease many times over (a stalled
+          // pool showed within a minute: the old code lost the Lease within 30 s).
+          const seen = renewals.length;
+          await eventually(() => expect(renewals.length - seen).toBeGreaterThanOrEqual(RENEWALS), {
+            timeoutMs: RENEWALS * LEASE_DURATION_MS,
+            intervalMs: 1_000,
+          });
         } finally {
           sampling = false;
           await sampler;
@@ -141,10 +157,13 @@ describe('one tenant gated rollouts beside another tenant', () => {
         // The leader renewed its Lease throughout (up to the end: the last point is now): never a
         // gap a standby would take over in.
         const gaps = renewals.slice(1).map((at, i) => at - (renewals[i] as number));
+        process.stderr.write(
+          `leader Lease: ${renewals.length - 1} renewals, longest gap ${Math.max(...gaps)} ms\n`,
+        );
         expect(renewals.length).toBeGreaterThan(2);
         expect(Math.max(...gaps)).toBeLessThan(LEASE_DURATION_MS);
         expect(await controller.logs()).not.toContain('"msg":"stopped leading"');
       },
     );
-  });
+  }, 900_000);
 });
