@@ -1,0 +1,60 @@
+/**
+ * Watches and requests use separate socket pools (issue 21, finding 3): with every socket for
+ * watch streams held by a watch that never ends, a request (a lease renewal, a status write) is
+ * still answered at once. Before, both shared 64 sockets and the request waited for a watch to end.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { KubeClient } from '../../../src/kube/client.ts';
+import { Connection, STREAM_SOCKETS } from '../../../src/kube/connection.ts';
+import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+it('answers a request while every watch socket is held by a watch', async () => {
+  let watching = 0;
+  server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url?.includes('watch=true')) {
+      watching++;
+      res.flushHeaders(); // a watch: the stream starts and never ends
+      return;
+    }
+    res.end(JSON.stringify({ metadata: { name: 'lease' } }));
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const config = new KubeConfig(
+    [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }],
+    [{ name: 'nobody' }],
+    [{ name: 'local', cluster: 'local', user: 'nobody' }],
+    'local',
+    'test',
+  );
+  const client = new KubeClient(await Connection.fromKubeConfig(config));
+  const stop = new AbortController();
+  try {
+    const watches = Array.from({ length: STREAM_SOCKETS }, (_, i) =>
+      client.watch(`/api/v1/namespaces/ns-${i}/pods`, {}, stop.signal),
+    );
+    const pending = watches.map((w) => w.next());
+    await expect.poll(() => watching, { timeout: 10_000 }).toBe(STREAM_SOCKETS);
+
+    const lease = await client.request<{ metadata: { name: string } }>({
+      method: 'GET',
+      path: '/apis/coordination.k8s.io/v1/namespaces/janus-system/leases/janus-controller',
+    });
+    expect(lease.metadata.name).toBe('lease');
+
+    stop.abort();
+    await Promise.allSettled(pending);
+  } finally {
+    stop.abort();
+    await client.connection.close();
+  }
+});
