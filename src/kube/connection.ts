@@ -147,14 +147,16 @@ export class Connection {
       // The agent queues a request while all its sockets are busy; bound that wait.
       const waiting = setTimeout(() => {
         const pool = req.streaming ? `${STREAM_SOCKETS} for watches` : `${REQUEST_SOCKETS} for requests`;
-        outgoing.destroy(
-          Object.assign(
-            new Error(
-              `no free connection for ${req.method} ${req.path} within ${SOCKET_WAIT_MS / 1000} s: all ${pool} are busy`,
-            ),
-            { code: 'ESOCKETWAIT' },
+        const error = Object.assign(
+          new Error(
+            `no free connection for ${req.method} ${req.path} within ${SOCKET_WAIT_MS / 1000} s: all ${pool} are busy`,
           ),
+          { code: 'ESOCKETWAIT' },
         );
+        // A request still queued has no socket to destroy, so destroy() alone reports nothing
+        // until one frees; fail it now, and the agent drops it when its turn comes.
+        outgoing.destroy(error);
+        reject(this.unreachable(error));
       }, SOCKET_WAIT_MS);
       outgoing.once('socket', () => clearTimeout(waiting));
       outgoing.once('close', () => clearTimeout(waiting));

@@ -1,13 +1,14 @@
 /**
  * Watches and requests use separate socket pools (issue 21, finding 3): with every socket for
  * watch streams held by a watch that never ends, a request (a lease renewal, a status write) is
- * still answered at once. Before, both shared 64 sockets and the request waited for a watch to end.
+ * still answered at once. Before, both shared 64 sockets and the request waited for a watch to
+ * end. And no request waits for a socket without end: past SOCKET_WAIT_MS it fails, saying why.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { KubeClient } from '../../../src/kube/client.ts';
-import { Connection, STREAM_SOCKETS } from '../../../src/kube/connection.ts';
+import { Connection, REQUEST_SOCKETS, SOCKET_WAIT_MS, STREAM_SOCKETS } from '../../../src/kube/connection.ts';
 import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
 
 let server: Server | undefined;
@@ -16,17 +17,9 @@ afterEach(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-it('answers a request while every watch socket is held by a watch', async () => {
-  let watching = 0;
-  server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    if (req.url?.includes('watch=true')) {
-      watching++;
-      res.flushHeaders(); // a watch: the stream starts and never ends
-      return;
-    }
-    res.end(JSON.stringify({ metadata: { name: 'lease' } }));
-  });
+/** A client of a local server that answers with `handler`, as a kubeconfig would make one. */
+async function clientOf(handler: RequestListener): Promise<KubeClient> {
+  server = createServer(handler);
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const config = new KubeConfig(
@@ -36,7 +29,22 @@ it('answers a request while every watch socket is held by a watch', async () => 
     'local',
     'test',
   );
-  const client = new KubeClient(await Connection.fromKubeConfig(config));
+  return new KubeClient(await Connection.fromKubeConfig(config));
+}
+
+const LEASE = '/apis/coordination.k8s.io/v1/namespaces/janus-system/leases/janus-controller';
+
+it('answers a request while every watch socket is held by a watch', async () => {
+  let watching = 0;
+  const client = await clientOf((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url?.includes('watch=true')) {
+      watching++;
+      res.flushHeaders(); // a watch: the stream starts and never ends
+      return;
+    }
+    res.end(JSON.stringify({ metadata: { name: 'lease' } }));
+  });
   const stop = new AbortController();
   try {
     const watches = Array.from({ length: STREAM_SOCKETS }, (_, i) =>
@@ -45,10 +53,7 @@ it('answers a request while every watch socket is held by a watch', async () => 
     const pending = watches.map((w) => w.next());
     await expect.poll(() => watching, { timeout: 10_000 }).toBe(STREAM_SOCKETS);
 
-    const lease = await client.request<{ metadata: { name: string } }>({
-      method: 'GET',
-      path: '/apis/coordination.k8s.io/v1/namespaces/janus-system/leases/janus-controller',
-    });
+    const lease = await client.request<{ metadata: { name: string } }>({ method: 'GET', path: LEASE });
     expect(lease.metadata.name).toBe('lease');
 
     stop.abort();
@@ -58,3 +63,33 @@ it('answers a request while every watch socket is held by a watch', async () => 
     await client.connection.close();
   }
 });
+
+it(
+  'fails a request that finds no free socket within SOCKET_WAIT_MS, and says so',
+  async () => {
+    let held = 0;
+    const client = await clientOf(() => {
+      held++; // never answered: each holds its socket
+    });
+    const stop = new AbortController();
+    try {
+      const hung = Array.from({ length: REQUEST_SOCKETS }, () =>
+        client.request({ method: 'GET', path: '/api/v1/namespaces', signal: stop.signal }),
+      );
+      await expect.poll(() => held, { timeout: 10_000 }).toBe(REQUEST_SOCKETS);
+
+      const started = performance.now();
+      await expect(client.request({ method: 'PUT', path: LEASE, body: {} })).rejects.toThrow(
+        `no free connection for PUT ${LEASE} within ${SOCKET_WAIT_MS / 1000} s: all ${REQUEST_SOCKETS} for requests are busy`,
+      );
+      expect(performance.now() - started).toBeGreaterThanOrEqual(SOCKET_WAIT_MS - 100);
+
+      stop.abort();
+      await Promise.allSettled(hung);
+    } finally {
+      stop.abort();
+      await client.connection.close();
+    }
+  },
+  SOCKET_WAIT_MS + 30_000,
+);
