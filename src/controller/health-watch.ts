@@ -1,9 +1,15 @@
 /**
  * What the health gate sees of its targets, from list+watch caches shared by every transaction:
- * one informer per watched target (by name) and, for a workload, one for its pods (by its
- * selector) and one for a Deployment's ReplicaSets. They are opened while a transaction waits on
- * them and closed when none does; any change wakes the transactions waiting on it. So the gate
- * costs a LIST and a WATCH per object it follows, not a poll loop per transaction.
+ * one informer per kind and namespace (Deployments of `shop`, Pods of `shop`, …), whatever the
+ * number of targets in it. Each waiter registers what it follows there (the target by name, a
+ * workload's pods and a Deployment's ReplicaSets by its selector, see gate-interests.ts); the
+ * informer keeps only objects some waiter follows, so a namespace of many unrelated pods costs no
+ * memory, and a change wakes only the waiters that follow the object. A watch opens at the first
+ * look in its namespace and closes when no waiter is left; a waiter that joins a running watch
+ * lists just its own objects (by name or selector) to seed it. So the gate costs at most a WATCH
+ * stream per kind and namespace in use, not per object: a socket each (HTTP/1.1), from the pool
+ * for streams, never the one requests use (src/kube/connection.ts), and at most
+ * MAX_GATE_WATCHES of them; past that, targets are read by GET as below.
  *
  * The watches run as the controller (janus-tenant grants it get/list/watch on workloads and
  * pods). Kinds outside those, or a namespace that does not grant them, are read by GET as the
@@ -12,21 +18,36 @@
 
 import type { RelatedObjects } from '../health/index.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { selectorOf, selectorString } from '../kube/label-selector.ts';
 import {
   collectionPath,
   type Discovery,
   type KubeObject,
+  type ObjectList,
   type ObjectRef,
   type Objects,
   type ResourceMapping,
 } from '../kube/resources.ts';
 import type { Logger } from '../log/index.ts';
 import { dropManagedFields, Informer } from '../runtime/informer.ts';
+import {
+  followed,
+  type Interest,
+  interestKey,
+  interestQuery,
+  matches,
+  waitersFor,
+} from './gate-interests.ts';
 
 /** How often the gate reads again a target no watch tells it about. */
 export const POLL_MS = 5_000;
 /** How long a new watch may take to list before its target is read by GET instead. */
 const SYNC_TIMEOUT_MS = 10_000;
+/**
+ * Watches the gate may hold at once (kinds × namespaces in use), below the connection's
+ * STREAM_SOCKETS (128) so that the controller's own watches always find a socket.
+ */
+export const MAX_GATE_WATCHES = 96;
 
 /** Kinds the controller may watch (see manifests/rbac/tenant-cluster-role.yaml), by "group/Kind". */
 const WATCHED_KINDS: ReadonlySet<string> = new Set([
@@ -74,7 +95,8 @@ export interface HealthReader {
 
 interface Watch {
   informer: Informer;
-  waiters: Set<string>;
+  /** waiter → interest key → interest. */
+  interests: Map<string, Map<string, Interest>>;
   synced: Promise<boolean>;
 }
 
@@ -89,8 +111,10 @@ export interface HealthWatchOptions {
 
 export class HealthWatch implements HealthReader {
   readonly #opts: HealthWatchOptions;
+  /** By collection path: one kind in one namespace. */
   readonly #watches = new Map<string, Watch>();
   readonly #byWaiter = new Map<string, Set<string>>();
+  #overLimitLogged = false;
 
   constructor(opts: HealthWatchOptions) {
     this.#opts = opts;
@@ -99,6 +123,13 @@ export class HealthWatch implements HealthReader {
   /** Open watches, for metrics and tests. */
   get size(): number {
     return this.#watches.size;
+  }
+
+  /** Objects kept in memory across the watches, for tests and benchmarks. */
+  get cached(): number {
+    let n = 0;
+    for (const w of this.#watches.values()) n += w.informer.keys().length;
+    return n;
   }
 
   async observe(
@@ -112,15 +143,16 @@ export class HealthWatch implements HealthReader {
       for (const target of targets) out.push(await this.#observeOne(waiter, target, asServiceAccount, used));
       return out;
     } finally {
-      // Watches of an earlier look this waiter no longer needs (e.g. a selector that changed).
-      for (const key of this.#byWaiter.get(waiter) ?? []) if (!used.has(key)) this.#unsubscribe(waiter, key);
+      // Interests of an earlier look this waiter no longer has (e.g. a selector that changed).
+      for (const earlier of this.#byWaiter.get(waiter) ?? [])
+        if (!used.has(earlier)) this.#drop(waiter, earlier);
       if (used.size > 0) this.#byWaiter.set(waiter, used);
       else this.#byWaiter.delete(waiter);
     }
   }
 
   release(waiter: string): void {
-    for (const key of this.#byWaiter.get(waiter) ?? []) this.#unsubscribe(waiter, key);
+    for (const used of this.#byWaiter.get(waiter) ?? []) this.#drop(waiter, used);
     this.#byWaiter.delete(waiter);
   }
 
@@ -147,54 +179,86 @@ export class HealthWatch implements HealthReader {
     if (!WATCHED_KINDS.has(kindKey)) return polled();
 
     const namespace = mapping.namespaced ? target.namespace : undefined;
-    const own = await this.#cached(waiter, used, mapping, namespace, {
-      field: `metadata.name=${target.name}`,
-    });
+    const own = await this.#follow(waiter, used, mapping, namespace, { by: 'name', name: target.name });
     if (!own) return polled();
     const object = own[0];
     const related: RelatedObjects = {};
-    const selector = object && WITH_PODS.has(kindKey) ? labelSelector(object) : undefined;
-    if (selector) {
-      const pods = await this.#cached(waiter, used, PODS, namespace, { label: selector });
+    const selector = object && WITH_PODS.has(kindKey) ? selectorOf(object) : undefined;
+    if (selector && selectorString(selector)) {
+      const interest: Interest = { by: 'selector', selector };
+      const pods = await this.#follow(waiter, used, PODS, namespace, interest);
       if (pods) related.pods = pods;
       if (kindKey === 'apps/Deployment') {
-        const replicaSets = await this.#cached(waiter, used, REPLICA_SETS, namespace, { label: selector });
+        const replicaSets = await this.#follow(waiter, used, REPLICA_SETS, namespace, interest);
         if (replicaSets) related.replicaSets = replicaSets;
       }
     }
     return { object, related, polled: false };
   }
 
-  /** The objects of one watch, opening it if needed; undefined when it cannot list (e.g. 403). */
-  async #cached(
+  /**
+   * The objects `interest` follows in the kind's namespace, from its shared watch (opened if
+   * needed); undefined when that cannot list (e.g. 403) or the gate holds all its watches.
+   */
+  async #follow(
     waiter: string,
     used: Set<string>,
     mapping: ResourceMapping,
     namespace: string | undefined,
-    selectors: { field?: string; label?: string },
+    interest: Interest,
   ): Promise<KubeObject[] | undefined> {
     const path = collectionPath(mapping, namespace);
-    const key = `${path}?field=${selectors.field ?? ''}&label=${selectors.label ?? ''}`;
-    let watch = this.#watches.get(key);
-    if (!watch) {
-      watch = this.#open(key, path, mapping, selectors);
-      this.#watches.set(key, watch);
-    }
-    watch.waiters.add(waiter);
-    used.add(key);
+    const running = this.#watches.get(path);
+    const watch = running ?? this.#open(path, mapping);
+    if (!watch) return undefined;
+    const key = interestKey(interest);
+    const own = watch.interests.get(waiter) ?? new Map<string, Interest>();
+    watch.interests.set(waiter, own);
+    const isNew = !own.has(key);
+    own.set(key, interest);
+    used.add(`${path}#${key}`);
+    // A watch opened just now lists after this interest exists, so its LIST and events keep its
+    // objects. One already running may have listed before they existed (the target this very
+    // transaction created) and dropped their events until now: list just them, once it synced.
+    const mustSeed = isNew && running !== undefined;
     if (!(await watch.synced) && !watch.informer.hasSynced()) return undefined;
-    return watch.informer.list();
+    if (mustSeed && !(await this.#seed(watch, path, interest))) {
+      own.delete(key); // look again next time
+      return undefined;
+    }
+    return watch.informer.list().filter((obj) => matches(interest, obj));
   }
 
-  #open(
-    key: string,
-    path: string,
-    mapping: ResourceMapping,
-    selectors: { field?: string; label?: string },
-  ): Watch {
-    const waiters = new Set<string>();
-    const wakeAll = () => {
-      for (const w of waiters) this.#opts.wake(w);
+  async #seed(watch: Watch, path: string, interest: Interest): Promise<boolean> {
+    type List = ObjectList<KubeObject>;
+    const query = interestQuery(interest);
+    try {
+      await watch.informer.seed(
+        async () => (await this.#opts.client.request<List>({ method: 'GET', path, query })).items,
+      );
+      return true;
+    } catch (e) {
+      this.#opts.log.warn(
+        { watch: path, err: e },
+        'health gate could not list what it follows; reading it by GET',
+      );
+      return false;
+    }
+  }
+
+  #open(path: string, mapping: ResourceMapping): Watch | undefined {
+    if (this.#watches.size >= MAX_GATE_WATCHES) {
+      if (!this.#overLimitLogged)
+        this.#opts.log.warn(
+          { watch: path, limit: MAX_GATE_WATCHES },
+          'health gate holds all the watches it may; reading further targets by GET every 5 s',
+        );
+      this.#overLimitLogged = true;
+      return undefined;
+    }
+    const interests = new Map<string, Map<string, Interest>>();
+    const wake = (...states: KubeObject[]) => {
+      for (const w of waitersFor(interests, ...states)) this.#opts.wake(w);
     };
     const typeMeta = {
       apiVersion: mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version,
@@ -203,33 +267,47 @@ export class HealthWatch implements HealthReader {
     const informer = new Informer({
       client: this.#opts.client,
       path,
-      fieldSelector: selectors.field,
-      labelSelector: selectors.label,
       resyncPeriodMs: 0,
       // Watch events carry apiVersion/kind; list items get them from the list. Keep both sure.
       transform: (obj: KubeObject) => dropManagedFields({ ...obj, ...typeMeta }),
+      keep: (obj) => followed(interests, obj),
       logger: this.#opts.log,
-      handlers: { onAdd: wakeAll, onUpdate: wakeAll, onDelete: wakeAll },
+      handlers: {
+        onAdd: (obj) => wake(obj),
+        onUpdate: (old, obj) => wake(old, obj),
+        onDelete: (obj) => wake(obj),
+      },
     });
     informer.start();
     const synced = waitForSync(informer, SYNC_TIMEOUT_MS).then((ok) => {
       if (!ok) {
         this.#opts.log.warn(
-          { watch: key, err: informer.lastListError() },
+          { watch: path, err: informer.lastListError() },
           'health gate cannot watch this; reading it by GET as the ServiceAccount instead',
         );
       }
       return ok;
     });
-    return { informer, waiters, synced };
+    const watch = { informer, interests, synced };
+    this.#watches.set(path, watch);
+    return watch;
   }
 
-  #unsubscribe(waiter: string, key: string): void {
-    const watch = this.#watches.get(key);
-    if (!watch) return;
-    watch.waiters.delete(waiter);
-    if (watch.waiters.size > 0) return;
-    this.#watches.delete(key);
+  /** `waiter` no longer follows `used` (`path#interest`): forget its objects, or close the watch. */
+  #drop(waiter: string, used: string): void {
+    const hash = used.indexOf('#');
+    const [path, key] = [used.slice(0, hash), used.slice(hash + 1)];
+    const watch = this.#watches.get(path);
+    const own = watch?.interests.get(waiter);
+    if (!watch || !own) return;
+    own.delete(key);
+    if (own.size === 0) watch.interests.delete(waiter);
+    if (watch.interests.size > 0) {
+      watch.informer.prune();
+      return;
+    }
+    this.#watches.delete(path);
+    this.#overLimitLogged = false;
     void watch.informer.stop();
   }
 }
@@ -245,24 +323,4 @@ async function waitForSync(informer: Informer, ms: number): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A workload's spec.selector as a label selector string, e.g. "app=web,tier in (a,b)". */
-export function labelSelector(obj: KubeObject): string | undefined {
-  const selector = (obj as { spec?: { selector?: unknown } }).spec?.selector as
-    | {
-        matchLabels?: Record<string, string>;
-        matchExpressions?: { key: string; operator: string; values?: string[] }[];
-      }
-    | undefined;
-  if (!selector) return undefined;
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of selector.matchExpressions ?? []) {
-    const values = (e.values ?? []).join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.length > 0 ? parts.join(',') : undefined;
 }

@@ -1,7 +1,15 @@
 /**
  * One connection to one API server: the TLS material and credentials of a kubeconfig context,
- * a keep-alive HTTP agent shared by every client (impersonated or not), and the hooks that
+ * keep-alive HTTP agents shared by every client (impersonated or not), and the hooks that
  * observe every request (metrics, request counting in tests and benchmarks).
+ *
+ * Two pools of sockets, so that no number of watches can delay a request: over HTTP/1.1 a watch
+ * holds its socket for as long as it runs (minutes), a request for milliseconds. Requests (leader
+ * and lock renewals, status writes, dry runs, reads, LISTs) have REQUEST_SOCKETS of their own;
+ * watch streams have STREAM_SOCKETS, of which the health gate may take at most
+ * MAX_GATE_WATCHES (src/controller/health-watch.ts) so the controller's own watches always find
+ * one. Neither pool queues without end: a request that gets no socket within SOCKET_WAIT_MS fails
+ * with a reason that says so, and its caller retries as it would after any lost connection.
  *
  * Node's own http/https: at a controller's request rates it is as fast as undici, and undici's
  * module costs about 20 MB of resident memory in every process.
@@ -39,6 +47,13 @@ export interface HttpRequest {
 /** A request, or a stream, silent for this long has failed. */
 const IDLE_TIMEOUT_MS = 60_000;
 
+/** Sockets for requests: every reconcile and renewal at once, never taken by a watch. */
+export const REQUEST_SOCKETS = 64;
+/** Sockets for watch streams: the controller's own informers and the health gate's watches. */
+export const STREAM_SOCKETS = 128;
+/** How long a request or watch may wait for a free socket of its pool before it fails. */
+export const SOCKET_WAIT_MS = 30_000;
+
 /** Credentials (tokens from exec plugins, projected ServiceAccount tokens) can rotate: re-read them this often. */
 const AUTH_REFRESH_MS = 10_000;
 
@@ -46,7 +61,10 @@ export class Connection {
   readonly server: URL;
   /** The kubeconfig context it was made from, for error messages. */
   readonly context: string;
+  /** For requests: short, never a watch. */
   readonly agent: Agent;
+  /** For watch streams only. */
+  readonly streamAgent: Agent;
   readonly userAgent: string;
   readonly #credentials: Credentials;
   readonly #observers = new Set<RequestObserver>();
@@ -61,10 +79,10 @@ export class Connection {
     this.#credentials = credentials;
     this.userAgent = userAgent;
     const { tls } = credentials;
-    // Sockets are reused across requests; 64 lets many reconciles and their watches run at once.
-    const pool = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 64 };
-    this.agent =
-      server.protocol === 'http:'
+    const agent = (maxSockets: number): Agent => {
+      // Sockets are reused across requests (keep-alive), up to maxSockets at once.
+      const pool = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets };
+      return server.protocol === 'http:'
         ? new http.Agent(pool)
         : new https.Agent({
             ...pool,
@@ -74,6 +92,9 @@ export class Connection {
             ...(tls.rejectUnauthorized !== undefined && { rejectUnauthorized: tls.rejectUnauthorized }),
             ...(tls.servername !== undefined && { servername: tls.servername }),
           });
+    };
+    this.agent = agent(REQUEST_SOCKETS);
+    this.streamAgent = agent(STREAM_SOCKETS);
     const exitAfter = Number(process.env.JANUS_TEST_EXIT_AFTER_REQUESTS);
     this.#exitAfterRequests = Number.isInteger(exitAfter) && exitAfter > 0 ? exitAfter : undefined;
   }
@@ -119,10 +140,26 @@ export class Connection {
           ...req.headers,
           ...(req.body !== undefined && { 'content-length': String(Buffer.byteLength(req.body)) }),
         },
-        agent: this.agent,
+        agent: req.streaming ? this.streamAgent : this.agent,
         timeout: IDLE_TIMEOUT_MS,
         ...(req.signal && { signal: req.signal }),
       });
+      // The agent queues a request while all its sockets are busy; bound that wait.
+      const waiting = setTimeout(() => {
+        const pool = req.streaming ? `${STREAM_SOCKETS} for watches` : `${REQUEST_SOCKETS} for requests`;
+        const error = Object.assign(
+          new Error(
+            `no free connection for ${req.method} ${req.path} within ${SOCKET_WAIT_MS / 1000} s: all ${pool} are busy`,
+          ),
+          { code: 'ESOCKETWAIT' },
+        );
+        // A request still queued has no socket to destroy, so destroy() alone reports nothing
+        // until one frees; fail it now, and the agent drops it when its turn comes.
+        outgoing.destroy(error);
+        reject(this.unreachable(error));
+      }, SOCKET_WAIT_MS);
+      outgoing.once('socket', () => clearTimeout(waiting));
+      outgoing.once('close', () => clearTimeout(waiting));
       outgoing.on('timeout', () =>
         outgoing.destroy(
           Object.assign(new Error(`no answer to ${req.method} ${req.path} in 60 s`), { code: 'ETIMEDOUT' }),
@@ -183,5 +220,6 @@ export class Connection {
 
   async close(): Promise<void> {
     this.agent.destroy();
+    this.streamAgent.destroy();
   }
 }

@@ -13,7 +13,7 @@ import type { KubeObject, ObjectList } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay, jitterUp, type Random } from './backoff.ts';
 import { guardHooks } from './guard-hooks.ts';
-import { type CacheChange, ObjectCache, objectKey } from './object-cache.ts';
+import { type CacheChange, isNewer, ObjectCache, objectKey } from './object-cache.ts';
 import { sleep } from './sleep.ts';
 
 /** What the informer needs of a KubeClient; tests may wrap one to cut or age its watches. */
@@ -50,6 +50,11 @@ export interface InformerOptions<T extends KubeObject> {
   handlers?: InformerHandlers<T> | undefined;
   /** Applied before caching, e.g. dropManagedFields, to keep memory down. */
   transform?: ((obj: T) => T) | undefined;
+  /**
+   * Only (transformed) objects this accepts are cached and reported; one that stops being
+   * accepted is reported deleted. When what it accepts grows, seed() the new objects in.
+   */
+  keep?: ((obj: T) => boolean) | undefined;
   /** Period of re-emitting every cached object as an update; 0 disables. Default 5 min. */
   resyncPeriodMs?: number | undefined;
   /** LIST page size. Default 500. */
@@ -89,6 +94,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   #resourceVersion: string | undefined;
   #loop: Promise<void> | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
+  /** seed() calls under way, and what the watch deleted meanwhile (a seed may predate it). */
+  #seeding = 0;
+  readonly #deletedWhileSeeding = new Map<string, T>();
 
   constructor(opts: InformerOptions<T>) {
     this.#opts = opts;
@@ -186,7 +194,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       });
       // Items of built-in lists carry no apiVersion/kind; watch events do. Make them agree.
       const typeMeta = { apiVersion: page.apiVersion, kind: page.kind?.replace(/List$/, '') };
-      for (const item of page.items) items.push(this.#transform({ ...typeMeta, ...item }));
+      for (const item of page.items) {
+        const obj = this.#transform({ ...typeMeta, ...item });
+        if (this.#keeps(obj)) items.push(obj);
+      }
       resourceVersion = page.metadata.resourceVersion ?? resourceVersion;
       next = page.metadata.continue || undefined;
     } while (next);
@@ -235,16 +246,53 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /**
+   * Adds objects `list` reads apart from this informer (e.g. by a narrower selector, once keep()
+   * accepts them), unless the watch delivered them, something newer, or their deletion meanwhile.
+   */
+  async seed(list: () => Promise<readonly T[]>): Promise<void> {
+    this.#seeding++;
+    try {
+      for (const item of await list()) {
+        const obj = this.#transform(item);
+        const deleted = this.#deletedWhileSeeding.get(objectKey(obj));
+        if (!deleted || isNewer(obj, deleted)) this.#store(obj);
+      }
+    } finally {
+      if (--this.#seeding === 0) this.#deletedWhileSeeding.clear();
+    }
+  }
+
+  /** Forgets, without reporting, the cached objects keep() no longer accepts. */
+  prune(): void {
+    for (const obj of this.#cache.list()) if (!this.#keeps(obj)) this.#cache.remove(obj);
+  }
+
   #apply(event: WatchEvent<T>): void {
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
-      const change = this.#cache.upsert(this.#transform(event.object));
-      if (change) this.#dispatch(change);
+      this.#store(this.#transform(event.object));
     } else if (event.type === 'DELETED') {
-      this.#dispatch(this.#cache.remove(this.#transform(event.object)));
+      const obj = this.#transform(event.object);
+      if (this.#seeding > 0) this.#deletedWhileSeeding.set(objectKey(obj), obj);
+      if (this.#keeps(obj) || this.#cache.get(objectKey(obj))) this.#dispatch(this.#cache.remove(obj));
     }
     // Every event, bookmarks included, moves the restart point forward.
     const resourceVersion = event.object.metadata?.resourceVersion;
     if (resourceVersion) this.#resourceVersion = resourceVersion;
+  }
+
+  #store(obj: T): void {
+    if (!this.#keeps(obj)) {
+      if (this.#cache.get(objectKey(obj))) this.#dispatch(this.#cache.remove(obj));
+      return;
+    }
+    // A seeded object may be newer than the watch's position: never go back to an older state.
+    const change = this.#opts.keep ? this.#cache.upsertNewer(obj) : this.#cache.upsert(obj);
+    if (change) this.#dispatch(change);
+  }
+
+  #keeps(obj: T): boolean {
+    return this.#opts.keep ? this.#opts.keep(obj) : true;
   }
 
   #resync(): void {

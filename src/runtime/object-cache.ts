@@ -54,6 +54,16 @@ export class ObjectCache<T extends KubeObject> {
     return old ? { type: 'update', key, old, obj } : { type: 'add', key, obj };
   }
 
+  /**
+   * Stores `obj` unless the cached copy is newer. resourceVersions are opaque in general; the
+   * API server's are etcd revisions, increasing integers, and only those are compared here.
+   */
+  upsertNewer(obj: T): CacheChange<T> | undefined {
+    const old = this.#objects.get(objectKey(obj));
+    if (old && isNewer(old, obj)) return undefined;
+    return this.upsert(obj);
+  }
+
   /** Drops `obj`'s key; `obj` is the final state from the DELETED event, reported even if uncached. */
   remove(obj: T): CacheChange<T> {
     const key = objectKey(obj);
@@ -80,6 +90,13 @@ export class ObjectCache<T extends KubeObject> {
     }
     return changes;
   }
+}
+
+/** `a` was written after `b`, as far as their resourceVersions (decimal integers) say. */
+export function isNewer(a: KubeObject, b: KubeObject): boolean {
+  const [ra, rb] = [a.metadata.resourceVersion, b.metadata.resourceVersion];
+  if (!ra || !rb || !/^\d+$/.test(ra) || !/^\d+$/.test(rb)) return false;
+  return BigInt(ra) > BigInt(rb);
 }
 
 function sameVersion(a: KubeObject, b: KubeObject): boolean {

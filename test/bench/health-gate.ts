@@ -118,7 +118,7 @@ export async function healthGate(b: Bench, runs: number): Promise<Record<string,
       off.map((x) => x.requests),
       'requests',
     ),
-    'watches the gate opens for one Deployment (the Deployment, its ReplicaSets, its pods)': figure(
+    'watches the gate opens for one Deployment (its namespace’s Deployments, ReplicaSets, pods)': figure(
       on.map((x) => x.watches - (off[0]?.watches ?? 0)),
       'watches',
     ),

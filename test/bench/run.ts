@@ -4,7 +4,7 @@
  *
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
- *                                      # side-by-side, git, health, cli
+ *                                      # side-by-side, git, health, cli, isolation
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts).
  */
@@ -18,6 +18,7 @@ import { gitLatency } from './git-latency.ts';
 import { gitPoll } from './git-poll.ts';
 import { startBench } from './harness.ts';
 import { healthGate } from './health-gate.ts';
+import { isolation } from './isolation.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
 import { resultsPush } from './results-push.ts';
@@ -35,6 +36,7 @@ const ALL = [
   'git',
   'health',
   'cli',
+  'isolation',
 ] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
@@ -51,6 +53,7 @@ try {
     results['Side by side with the Go operator'] = outcomeFigures('Janus', await sideBySideJanus(bench));
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
+  if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),

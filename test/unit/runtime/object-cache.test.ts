@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
-import { ObjectCache, objectKey, splitKey } from '../../../src/runtime/object-cache.ts';
+import { isNewer, ObjectCache, objectKey, splitKey } from '../../../src/runtime/object-cache.ts';
 
 /** A ConfigMap in namespace `ns`, or a cluster-scoped object when namespace is null. */
 function cm(name: string, resourceVersion: string, namespace: string | null = 'ns'): KubeObject {
@@ -69,5 +69,17 @@ describe('ObjectCache', () => {
 
     expect(cache.replace([]).map((c) => `${c.type} ${c.key}`)).toEqual(['delete ns/a', 'delete ns/b']);
     expect(cache.list()).toEqual([]);
+  });
+
+  it('upsertNewer() never goes back to an older state (a seed LIST ahead of the watch)', () => {
+    const cache = new ObjectCache();
+    const listed = cm('a', '120');
+    cache.upsertNewer(listed);
+
+    expect(cache.upsertNewer(cm('a', '100'))).toBeUndefined(); // the watch catching up
+    expect(cache.get('ns/a')).toBe(listed);
+    expect(cache.upsertNewer(cm('a', '121'))).toMatchObject({ type: 'update', old: listed });
+    expect(isNewer(cm('a', '10'), cm('a', '9'))).toBe(true); // as numbers, not strings
+    expect(isNewer(cm('a', 'x2'), cm('a', 'x1'))).toBe(false); // not etcd's: not compared
   });
 });
