@@ -5,14 +5,17 @@
  * and status writes, dry runs and leader renewals queued behind the watches for minutes.
  *
  * Here one team creates 30 Deployments whose pods never get Ready (health.timeout 5m, so all
- * wait in Verifying for the whole test) while another team's one-ConfigMap transaction must
- * commit promptly, and the controller's leader Lease must be renewed throughout.
+ * wait in Verifying for the whole test) and cancels one of them with a 40 KB reason (finding 4:
+ * that status write used to be refused forever, with the locks held), while another team's
+ * one-ConfigMap transaction must commit promptly, and the controller's leader Lease must be
+ * renewed throughout.
  *
  * The controller reconciles one namespace (tests run side by side on one control plane); the
  * stall came from the shared connection pool, which every namespace shares alike.
  */
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../../src/api/v1alpha1/index.ts';
+import { ANNOTATION_CANCEL, type Change } from '../../../src/api/v1alpha1/index.ts';
+import { PatchType } from '../../../src/kube/client.ts';
 import { withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
@@ -24,6 +27,7 @@ import {
   serviceAccount,
   testNamespace,
   transaction,
+  txnRef,
   waitForPhase,
 } from '../../support/saga.ts';
 import { deployment } from '../../support/workloads.ts';
@@ -119,6 +123,12 @@ describe('one tenant gated rollouts beside another tenant', () => {
           process.stderr.write(
             `gated rollouts when the other team's transaction is created: ${phases.join(' ')}\n`,
           );
+          // The busy team also cancels one rollout with a reason far beyond what status can hold.
+          await clients.admin.patch(
+            txnRef(ns, 'rollout-0'),
+            { metadata: { annotations: { [ANNOTATION_CANCEL]: `stop: ${'x'.repeat(40 * 1024)}` } } },
+            PatchType.merge,
+          );
           const started = Date.now();
           await clients.admin.create(
             transaction(
@@ -133,10 +143,12 @@ describe('one tenant gated rollouts beside another tenant', () => {
           process.stderr.write(`the other team's transaction: created → Committed in ${tookMs} ms\n`);
           expect(tookMs).toBeLessThan(PROMPT_MS);
 
-          // Every rollout reaches Verifying: none is left stuck in Committing behind the others.
+          // The cancelled one is rolled back with its locks released; every other rollout reaches
+          // Verifying: none is left stuck in Committing behind the others.
+          await waitForPhase(clients.admin, ns, 'rollout-0', 'RolledBack', PROMPT_MS);
           await eventually(
             async () => {
-              for (let i = 0; i < GATED; i++)
+              for (let i = 1; i < GATED; i++)
                 expect((await getTxn(clients.admin, ns, `rollout-${i}`)).status?.phase).toBe('Verifying');
             },
             { timeoutMs: 120_000, intervalMs: 1_000 },
