@@ -181,6 +181,7 @@ describe('a status write refused for a reason nobody thought of', () => {
       deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
       labels: { [POLICY_LABEL]: 'on' },
     });
+    await policyInForce(ns);
     await controllerFor(ns, async () => {
       await clients.admin.create(
         transaction(
@@ -215,6 +216,43 @@ describe('a status write refused for a reason nobody thought of', () => {
     });
   });
 });
+
+/**
+ * The API server enforces a new admission policy only once its informers have it (about a
+ * second): until a dry-run status write carrying the word is refused, the test would race it.
+ */
+async function policyInForce(ns: string): Promise<void> {
+  const change: Change = {
+    target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'probe' },
+    type: 'Patch',
+    content: { data: { probe: 'yes' } },
+  };
+  await clients.admin.create(transaction(ns, 'policy-probe', [change]));
+  const probe = txnRef(ns, 'policy-probe');
+  const refused = {
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'Probe',
+          message: 'plumbus',
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ],
+    },
+  };
+  await eventually(async () => {
+    const outcome = await clients.admin
+      .patch(probe, refused, PatchType.merge, { subresource: 'status', dryRun: true })
+      .then(
+        () => 'accepted',
+        (e: unknown) => String(e),
+      );
+    expect(outcome).toContain('forbidden word');
+  });
+  await clients.admin.delete(probe);
+}
 
 const POLICY_LABEL = 'isolation-strings.example.com/no-word';
 
