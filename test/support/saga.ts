@@ -48,6 +48,46 @@ export async function grantJanus(admin: Objects, namespace: string): Promise<voi
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'janus-tenant' },
     subjects: [{ kind: 'ServiceAccount', name: 'janus-controller', namespace: 'janus-system' }],
   });
+  await untilAuthorized(admin, namespace, 'system:serviceaccount:janus-system:janus-controller', {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['create'],
+  });
+}
+
+/**
+ * Waits until the API server's authorizer applies a grant just made: its RBAC informers see a
+ * new RoleBinding some milliseconds later, and a request made meanwhile is refused (a test that
+ * used it at once failed now and then with 403 on a loaded machine). A SubjectAccessReview asks
+ * that same authorizer.
+ */
+async function untilAuthorized(admin: Objects, namespace: string, user: string, rule: Rule): Promise<void> {
+  const [resource = 'pods', subresource] = (
+    rule.resources[0] === '*' ? 'pods' : (rule.resources[0] ?? '')
+  ).split('/');
+  const verb = rule.verbs[0] === '*' || rule.verbs[0] === undefined ? 'get' : rule.verbs[0];
+  const group = rule.apiGroups[0] === '*' ? '' : (rule.apiGroups[0] ?? '');
+  const attributes = {
+    namespace,
+    verb,
+    group,
+    resource,
+    ...(subresource && { subresource }),
+    ...(rule.resourceNames?.[0] && { name: rule.resourceNames[0] }),
+  };
+  await eventually(async () => {
+    const review = await admin.client.request<{ status?: { allowed?: boolean } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user, resourceAttributes: attributes },
+      },
+    });
+    if (review.status?.allowed !== true)
+      throw new Error(`${user} may not yet ${verb} ${resource} in ${namespace}`);
+  });
 }
 
 /** A ServiceAccount bound to a Role with exactly these rules. */
@@ -99,6 +139,12 @@ export async function grantRole(
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [subject],
   });
+  const user =
+    subject.kind === 'ServiceAccount'
+      ? `system:serviceaccount:${subject.namespace}:${subject.name}`
+      : subject.name;
+  const first = rules[0];
+  if (first) await untilAuthorized(admin, namespace, user, first);
 }
 
 export function configMap(namespace: string, name: string, data: Record<string, string>): KubeObject {
