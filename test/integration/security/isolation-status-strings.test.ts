@@ -34,6 +34,24 @@ async function expectEndedInTime(ns: string, txn: Transaction): Promise<void> {
   await eventually(async () => expect(await leasesOf(clients.admin, ns)).toEqual([]));
 }
 
+/**
+ * A transaction whose LoadBalancer Service never gets an address here: its gate waits (1h) with
+ * the Service's lock held, until its 2m deadline or a cancel.
+ */
+const exposeForever = (ns: string): Transaction =>
+  transaction(
+    ns,
+    'expose',
+    [
+      {
+        target: { apiVersion: 'v1', kind: 'Service', name: 'public' },
+        type: 'Create',
+        content: { spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } },
+      },
+    ],
+    { timeout: '2m', health: { timeout: '1h' } },
+  );
+
 const conditionOf = (txn: Transaction, type: string) => txn.status?.conditions?.find((c) => c.type === type);
 
 describe('a tenant cannot wedge a transaction with what it writes into its status', () => {
@@ -59,20 +77,7 @@ describe('a tenant cannot wedge a transaction with what it writes into its statu
     );
     await controllerFor(ns, async (controller) => {
       // A LoadBalancer never gets an address here: the gate waits, with the Service's lock held.
-      await clients.alice.create(
-        transaction(
-          ns,
-          'expose',
-          [
-            {
-              target: { apiVersion: 'v1', kind: 'Service', name: 'public' },
-              type: 'Create',
-              content: { spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } },
-            },
-          ],
-          { timeout: '2m', health: { timeout: '1h' } },
-        ),
-      );
+      await clients.alice.create(exposeForever(ns));
       await waitForPhase(clients.admin, ns, 'expose', 'Verifying');
       expect(await leasesOf(clients.admin, ns)).toHaveLength(1);
 
@@ -183,20 +188,7 @@ describe('a status write refused for a reason nobody thought of', () => {
     });
     await policyInForce(ns);
     await controllerFor(ns, async () => {
-      await clients.admin.create(
-        transaction(
-          ns,
-          'expose',
-          [
-            {
-              target: { apiVersion: 'v1', kind: 'Service', name: 'public' },
-              type: 'Create',
-              content: { spec: { type: 'LoadBalancer', selector: { app: 'x' }, ports: [{ port: 80 }] } },
-            },
-          ],
-          { timeout: '2m', health: { timeout: '1h' } },
-        ),
-      );
+      await clients.admin.create(exposeForever(ns));
       await waitForPhase(clients.admin, ns, 'expose', 'Verifying');
       await clients.admin.patch(
         txnRef(ns, 'expose'),

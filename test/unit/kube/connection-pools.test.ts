@@ -4,33 +4,11 @@
  * still answered at once. Before, both shared 64 sockets and the request waited for a watch to
  * end. And no request waits for a socket without end: past SOCKET_WAIT_MS it fails, saying why.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { KubeClient } from '../../../src/kube/client.ts';
-import { Connection, REQUEST_SOCKETS, SOCKET_WAIT_MS, STREAM_SOCKETS } from '../../../src/kube/connection.ts';
-import { KubeConfig } from '../../../src/kube/kubeconfig.ts';
+import { expect, it } from 'vitest';
+import { REQUEST_SOCKETS, SOCKET_WAIT_MS, STREAM_SOCKETS } from '../../../src/kube/connection.ts';
+import { useLocalServer } from './local-server.ts';
 
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-});
-
-/** A client of a local server that answers with `handler`, as a kubeconfig would make one. */
-async function clientOf(handler: RequestListener): Promise<KubeClient> {
-  server = createServer(handler);
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const config = new KubeConfig(
-    [{ name: 'local', server: `http://127.0.0.1:${port}`, skipTLSVerify: false }],
-    [{ name: 'nobody' }],
-    [{ name: 'local', cluster: 'local', user: 'nobody' }],
-    'local',
-    'test',
-  );
-  return new KubeClient(await Connection.fromKubeConfig(config));
-}
+const clientOf = useLocalServer();
 
 const LEASE = '/apis/coordination.k8s.io/v1/namespaces/janus-system/leases/janus-controller';
 
