@@ -94,8 +94,8 @@ export class SagaRun {
   readonly unresolved: string | undefined;
 
   /**
-   * The status as the API server last returned it: what a status write is a patch from, even
-   * when a stage works on a status of its own in `txn` first (see stages/verify.ts startGate).
+   * The status as the API server last returned it: what a status write is a patch from, whatever
+   * status the stage passes (a health check entered without a write, stages/outcomes.ts Entering).
    */
   #persisted: TransactionStatus;
 

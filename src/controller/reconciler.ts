@@ -7,14 +7,8 @@ import type { Transaction } from '../api/v1alpha1/index.ts';
 import { decide, type Step, wakeUpAt } from '../saga/decide.ts';
 import { type SagaDeps, SagaRun } from './context.ts';
 import { commit } from './stages/commit.ts';
-import {
-  addFinalizer,
-  beginRollback,
-  cleanup,
-  dropAnnotation,
-  finalize,
-  type StageResult,
-} from './stages/lifecycle.ts';
+import { addFinalizer, beginRollback, cleanup, dropAnnotation, finalize } from './stages/lifecycle.ts';
+import type { StageOutcome, StageResult } from './stages/outcomes.ts';
 import { prepare } from './stages/prepare.ts';
 import { rollback } from './stages/rollback.ts';
 import { start } from './stages/start.ts';
@@ -77,7 +71,18 @@ function wake(txn: Transaction, now: number): ReconcileResult {
   return at === undefined ? {} : { requeueAfterMs: Math.max(0, at - now) + 10 };
 }
 
-function execute(run: SagaRun, step: Exclude<Step, { do: 'nothing' | 'wait' }>): Promise<StageResult> {
+type Act = Exclude<Step, { do: 'nothing' | 'wait' }>;
+
+/**
+ * Runs the step's stage. A stage that made (or undid) the changes may enter the health check:
+ * the first look comes at once, in the same step, before anything is written.
+ */
+async function execute(run: SagaRun, step: Act): Promise<StageResult> {
+  const outcome = await stage(run, step);
+  return 'enterCheck' in outcome ? verify(run, outcome.enterCheck) : outcome;
+}
+
+function stage(run: SagaRun, step: Act): Promise<StageOutcome> {
   switch (step.do) {
     case 'finalize':
       return finalize(run);

@@ -36,6 +36,8 @@ export const MAX_CHANGES = 256;
  */
 export const MAX_LOCK_TIMEOUT = '1h';
 export const MAX_TIMEOUT = '24h';
+/** spec.timeout when none is given: the CRD's default, and the controller's for an object written before it. */
+export const DEFAULT_TIMEOUT = '30m';
 
 export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
@@ -224,7 +226,7 @@ export const transactionSpecSchema = object(
           },
         ],
       }),
-      '30m',
+      DEFAULT_TIMEOUT,
     ),
     health: health,
     changes: array(change, {

@@ -1,15 +1,12 @@
 /** Stages around the saga proper: finalizer, cleanup, one-shot annotations, entering rollback. */
 
-import { parseDuration } from '../../api/duration.ts';
 import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
 import { isInvalid } from '../../kube/errors.ts';
-import { type RollbackCause, recoveryDelayMs } from '../../saga/decide.ts';
-import { fitDetail } from '../../saga/fit-status.ts';
+import type { RollbackCause } from '../../saga/decide.ts';
 import { pendingCheck } from '../../saga/health-gate.ts';
 import type { SagaRun } from '../context.ts';
 import { releaseLocks } from '../locking.ts';
-
-export type StageResult = { txn: Transaction } | { requeueAfterMs: number };
+import { freshDeadline, type StageResult } from './outcomes.ts';
 
 const annotationPath = (name: string) =>
   `/metadata/annotations/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
@@ -105,41 +102,9 @@ export async function beginRollback(
       ...rest,
       items,
       recoveryAttempts: attempts,
-      deadline: new Date(now + parseDuration(run.txn.spec.timeout ?? '30m')).toISOString(),
+      deadline: freshDeadline(run, now),
     },
     { to: 'RollingBack', detail: { reason: cause, message } },
   );
   return { txn: consume ? await removeAnnotation(run, consume) : run.txn };
-}
-
-/** When the next automatic recovery attempt may run after a rollback that failed. */
-export function nextRecovery(run: SagaRun): string {
-  return new Date(run.deps.now() + recoveryDelayMs(run.status.recoveryAttempts ?? 0)).toISOString();
-}
-
-/** Records why the transaction waits for a lock (once per new reason) and looks again soon. */
-export function lockWait(run: SagaRun, message: string, retryInMs: number): Promise<StageResult> {
-  return waitInPhase(run, 'LockWait', message, retryInMs);
-}
-
-/**
- * Stays in the phase, saying why in Reconciling (and an Event, once per new reason or message),
- * and looks again after `retryInMs`, or at the deadline if that comes first.
- */
-export async function waitInPhase(
-  run: SagaRun,
-  reason: string,
-  message: string,
-  retryInMs: number,
-): Promise<StageResult> {
-  const reconciling = run.status.conditions?.find((c) => c.type === 'Reconciling');
-  // Compared as it will be stored: a message fitted to the schema must not look new every time.
-  const stored = fitDetail({ reason, message });
-  if (reconciling?.reason !== stored.reason || reconciling.message !== stored.message) {
-    await run.writeStatus(run.status, { to: run.phase, detail: { reason, message } });
-    await run.event('Normal', reason, message);
-  }
-  const deadline = Date.parse(run.status.deadline ?? '');
-  const untilDeadline = Number.isNaN(deadline) ? retryInMs : Math.max(0, deadline - run.deps.now()) + 10;
-  return { requeueAfterMs: Math.min(retryInMs, untilDeadline) };
 }

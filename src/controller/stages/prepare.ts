@@ -20,7 +20,7 @@ import { describeFailure, dryRun, refOf } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
-import { lockWait, type StageResult, waitInPhase } from './lifecycle.ts';
+import { isPastDeadline, lockWait, type StageResult, waitInPhase } from './outcomes.ts';
 
 /** Reads and dry runs are independent: a few at a time, for latency, without flooding the server. */
 const PARALLEL_READS = 8;
@@ -154,11 +154,6 @@ async function readPrior(run: SagaRun, item: Item): Promise<{ prior: KubeObject 
     run.deps.metrics.itemOperation('prepare', 'error');
     return { reason: 'ReadFailed', message: describeFailure(item, 'read', e) };
   }
-}
-
-export function isPastDeadline(run: SagaRun): boolean {
-  const deadline = run.status.deadline;
-  return deadline !== undefined && run.deps.now() > Date.parse(deadline);
 }
 
 async function fail(run: SagaRun, refusal: Refusal): Promise<StageResult> {

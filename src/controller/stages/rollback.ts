@@ -14,11 +14,9 @@ import { describeTarget } from '../../saga/targets.ts';
 import { type UndoResult, undo } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks } from '../locking.ts';
-import { lockWait, nextRecovery, type StageResult } from './lifecycle.ts';
-import { isPastDeadline } from './prepare.ts';
-import { startGate } from './verify.ts';
+import { enterCheck, isPastDeadline, lockWait, nextRecovery, type StageOutcome } from './outcomes.ts';
 
-export async function rollback(run: SagaRun): Promise<StageResult> {
+export async function rollback(run: SagaRun): Promise<StageOutcome> {
   const { deps, txn } = run;
   const items: ItemStatus[] = (run.status.items ?? []).map((i) => ({ ...i }));
   const pending = run.items.filter((i) => {
@@ -91,7 +89,7 @@ async function finish(
   run: SagaRun,
   items: ItemStatus[],
   stoppedBecause: string | undefined,
-): Promise<StageResult> {
+): Promise<StageOutcome> {
   const left = run.items.filter((i) => items[i.index]?.committed && !items[i.index]?.rolledBack);
   const undone = run.items.filter((i) => items[i.index]?.rolledBack).length;
   const { nextRecoveryAt: _next, ...rest } = run.status;
@@ -102,11 +100,11 @@ async function finish(
       const health = startCheck(run.txn, 'Rollback', run.deps.now(), run.status.deadline);
       const undoneMessage = `${undone} committed change(s) rolled back${causeOf(run)}`;
       // The check's message keeps why the rollback happened, for the RolledBack message after it.
-      return startGate(
-        run,
-        { ...status, health: { ...health, message: undoneMessage } },
-        { to: 'RollingBack', detail: { reason: 'AwaitingHealth', message: undoneMessage } },
-      );
+      return enterCheck({
+        status: { ...status, health: { ...health, message: undoneMessage } },
+        to: 'RollingBack',
+        detail: { reason: 'AwaitingHealth', message: undoneMessage },
+      });
     }
     return {
       txn: await run.writeStatus(status, {

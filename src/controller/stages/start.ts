@@ -1,6 +1,5 @@
 /** Pending → Preparing: checks what the CRD cannot, then starts the clock. */
 
-import { parseDuration } from '../../api/duration.ts';
 import {
   ANNOTATION_SOURCE_PATH,
   ANNOTATION_SOURCE_REPOSITORY,
@@ -9,7 +8,7 @@ import {
 } from '../../api/v1alpha1/index.ts';
 import { describeTarget, duplicateTargets, statusTarget } from '../../saga/targets.ts';
 import type { SagaRun } from '../context.ts';
-import type { StageResult } from './lifecycle.ts';
+import { freshDeadline, type StageResult } from './outcomes.ts';
 
 export async function start(run: SagaRun): Promise<StageResult> {
   const now = run.deps.now();
@@ -53,10 +52,9 @@ export async function start(run: SagaRun): Promise<StageResult> {
   );
   if (refusal) return { txn: await run.writeStatus(base, { to: 'Failed', detail: refusal }) };
   run.deps.metrics.itemCount(run.items.length);
-  const deadline = new Date(now + parseDuration(txn.spec.timeout ?? '30m')).toISOString();
   return {
     txn: await run.writeStatus(
-      { ...base, deadline },
+      { ...base, deadline: freshDeadline(run, now) },
       {
         to: 'Preparing',
         detail: { reason: 'Preparing', message: `locking and snapshotting ${run.items.length} targets` },

@@ -10,14 +10,14 @@
  * target that might still be rolled back.
  */
 
-import type { HealthCheckStatus, ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
+import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
 import { assessHealth, type HealthAssessment } from '../../health/index.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
+import { type FinishedVerdict, gateOutcome } from '../../saga/gate-outcome.ts';
 import {
   type Assessed,
   describePending,
   elapsed,
-  type GateVerdict,
   gatedItems,
   gateVerdict,
   type HealthCheck,
@@ -25,38 +25,24 @@ import {
   itemHealth,
   pendingCheck,
 } from '../../saga/health-gate.ts';
-import type { ConditionSpec, PhaseDetail } from '../../saga/status.ts';
 import { describeTarget } from '../../saga/targets.ts';
 import { refOf } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import { confirmLock } from '../locking.ts';
-import { abort, committedMessage } from './commit.ts';
-import type { StageResult } from './lifecycle.ts';
-
-type HealthResult = NonNullable<HealthCheckStatus['result']>;
-
-/** How a stage that just made (or undid) the changes enters the check if it must wait. */
-export interface Entering {
-  to: 'Verifying' | 'RollingBack';
-  detail: PhaseDetail;
-}
+import { abort, committedMessage, type Entering, type StageResult } from './outcomes.ts';
 
 /**
- * Starts a check from the stage that made the changes (the commit, or a rollback that undid them
- * all), with `status` holding the new check. The first look comes before any write, so targets
- * healthy at once (a ClusterIP Service, a rollout already complete) cost no extra status write;
- * otherwise the status enters the check (Verifying, or RollingBack with the check pending).
+ * Looks at the gated targets once. `entering` is the check a stage that made (or undid) the
+ * changes starts (the commit, or a rollback that undid them all): its status is not written
+ * yet, and is written only if the check must wait. Otherwise the check is the pending one in
+ * the status.
  */
-export function startGate(run: SagaRun, status: TransactionStatus, entering: Entering): Promise<StageResult> {
-  run.txn = { ...run.txn, status };
-  return verify(run, entering);
-}
-
 export async function verify(run: SagaRun, entering?: Entering): Promise<StageResult> {
   const { deps } = run;
-  const check: HealthCheck = pendingCheck(run.status) ?? 'Commit';
-  const items: ItemStatus[] = (run.status.items ?? []).map((i) => ({ ...i }));
+  const base = entering?.status ?? run.status;
+  const check: HealthCheck = pendingCheck(base) ?? 'Commit';
+  const items: ItemStatus[] = (base.items ?? []).map((i) => ({ ...i }));
   const gated = gatedItems(run.txn, run.items, items, check);
 
   if (check === 'Commit') {
@@ -65,7 +51,11 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
     } catch (e) {
       if (!(e instanceof LockLostError)) throw e;
       deps.health.release(run.name);
-      return abort(run, items, { reason: 'LockLost', message: `while checking health: ${e.message}` });
+      return abort(
+        run,
+        { ...base, items },
+        { reason: 'LockLost', message: `while checking health: ${e.message}` },
+      );
     }
   }
 
@@ -83,16 +73,16 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
     items[a.index] = { ...items[a.index], health: next };
   }
 
-  const verdict = gateVerdict(assessed, now, run.status.health?.deadline);
+  const verdict = gateVerdict(assessed, now, base.health?.deadline);
   if (verdict.kind === 'waiting') {
-    if (entering || changed) await recordProgress(run, items, verdict.pending, entering);
-    const deadline = Date.parse(run.status.health?.deadline ?? '');
+    if (entering || changed) await recordProgress(run, { ...base, items }, verdict.pending, entering);
+    const deadline = Date.parse(base.health?.deadline ?? '');
     const untilDeadline = Number.isNaN(deadline) ? POLL_MS : Math.max(0, deadline - now) + 10;
     const polled = observed.some((o) => o.polled);
     return { requeueAfterMs: polled ? Math.min(POLL_MS, untilDeadline) : untilDeadline };
   }
   deps.health.release(run.name);
-  return finish(run, items, check, verdict);
+  return finish(run, { ...base, items }, check, verdict);
 }
 
 function assess(
@@ -112,97 +102,55 @@ function assess(
 /** Still waiting: show which targets and why, in Ready/Reconciling and the Healthy condition. */
 async function recordProgress(
   run: SagaRun,
-  items: ItemStatus[],
+  status: TransactionStatus,
   pending: Assessed[],
   entering: Entering | undefined,
 ): Promise<void> {
   const first = pending[0]?.assessment;
   const message = `waiting for ${describePending(pending)}`;
-  const until = ` until ${run.status.health?.deadline ?? 'the deadline'}`;
-  await run.writeStatus(
-    { ...run.status, items },
-    {
-      to: entering?.to ?? run.phase,
-      detail: entering
-        ? { reason: entering.detail.reason, message: `${entering.detail.message}; ${message}${until}` }
-        : { reason: 'AwaitingHealth', message },
-      conditions: [{ type: 'Healthy', status: 'False', reason: first?.reason ?? 'InProgress', message }],
-    },
-  );
+  const until = ` until ${status.health?.deadline ?? 'the deadline'}`;
+  await run.writeStatus(status, {
+    to: entering?.to ?? run.phase,
+    detail: entering
+      ? { reason: entering.detail.reason, message: `${entering.detail.message}; ${message}${until}` }
+      : { reason: 'AwaitingHealth', message },
+    conditions: [{ type: 'Healthy', status: 'False', reason: first?.reason ?? 'InProgress', message }],
+  });
 }
 
+/** The check is over: record its result and move on as gateOutcome decides. */
 async function finish(
   run: SagaRun,
-  items: ItemStatus[],
+  status: TransactionStatus & { items: ItemStatus[] },
   check: HealthCheck,
-  verdict: Exclude<GateVerdict, { kind: 'waiting' }>,
+  verdict: FinishedVerdict,
 ): Promise<StageResult> {
   const { deps } = run;
   const now = deps.now();
-  const took = elapsed(run.status.health?.startedAt, now);
-  const seconds = (now - Date.parse(run.status.health?.startedAt ?? new Date(now).toISOString())) / 1000;
-  const result: HealthResult =
-    verdict.kind === 'healthy' ? 'Healthy' : verdict.kind === 'unhealthy' ? 'Unhealthy' : 'TimedOut';
-  deps.metrics.healthCheck(check, result, Math.max(0, seconds));
-  const why =
-    verdict.kind === 'healthy'
-      ? `${gatedCount(run, items, check)} target(s) healthy after ${took}`
-      : verdict.kind === 'unhealthy'
-        ? `${verdict.failed.assessment.message} (after ${took})`
-        : `not healthy within ${took}: ${describePending(verdict.pending)}`;
-  const health = { ...run.status.health, completedAt: new Date(now).toISOString(), result, message: why };
-  const reason =
-    verdict.kind === 'healthy'
-      ? 'Healthy'
-      : verdict.kind === 'unhealthy'
-        ? 'HealthCheckFailed'
-        : 'HealthCheckTimeout';
-  const healthy: ConditionSpec = {
-    type: 'Healthy',
-    status: verdict.kind === 'healthy' ? 'True' : 'False',
-    reason: verdict.kind === 'healthy' ? 'TargetsHealthy' : reason,
-    message: why,
+  const startedAt = status.health?.startedAt;
+  const seconds = (now - Date.parse(startedAt ?? new Date(now).toISOString())) / 1000;
+  const made =
+    check === 'Commit'
+      ? committedMessage(run)
+      : (status.health?.message ??
+        `${status.items.filter((i) => i.rolledBack).length} committed change(s) rolled back`);
+  const outcome = gateOutcome(check, verdict, {
+    took: elapsed(startedAt, now),
+    gated: gatedItems(run.txn, run.items, status.items, check).length,
+    made,
+  });
+  deps.metrics.healthCheck(check, outcome.result, Math.max(0, seconds));
+  const health = {
+    ...status.health,
+    completedAt: new Date(now).toISOString(),
+    result: outcome.result,
+    message: outcome.why,
   };
-  const status: TransactionStatus = { ...run.status, items, health };
-
-  if (check === 'Commit') {
-    if (verdict.kind === 'healthy') {
-      return {
-        txn: await run.writeStatus(status, {
-          to: 'Committed',
-          detail: { reason: 'Committed', message: `${committedMessage(run)}; ${why}` },
-          conditions: [healthy],
-        }),
-      };
-    }
-    await run.event('Warning', reason, why);
-    return abort(run, items, { reason, message: why }, { health }, [healthy]);
+  const finished = { ...status, health };
+  const detail = { reason: outcome.reason, message: outcome.message };
+  if (outcome.to === 'RollingBack') {
+    await run.event('Warning', outcome.reason, outcome.why);
+    return abort(run, finished, detail, [outcome.healthy]);
   }
-
-  const undone =
-    run.status.health?.message ??
-    `${items.filter((i) => i.rolledBack).length} committed change(s) rolled back`;
-  if (verdict.kind === 'healthy') {
-    return {
-      txn: await run.writeStatus(status, {
-        to: 'RolledBack',
-        detail: { reason: 'RolledBack', message: `${undone}; ${why}` },
-        conditions: [healthy],
-      }),
-    };
-  }
-  return {
-    txn: await run.writeStatus(status, {
-      to: 'Failed',
-      detail: {
-        reason: 'RollbackUnhealthy',
-        message: `${undone}, but the restored state is not healthy: ${why}`,
-      },
-      conditions: [healthy],
-    }),
-  };
-}
-
-function gatedCount(run: SagaRun, items: ItemStatus[], check: HealthCheck): number {
-  return gatedItems(run.txn, run.items, items, check).length;
+  return { txn: await run.writeStatus(finished, { to: outcome.to, detail, conditions: [outcome.healthy] }) };
 }

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergePatchOf } from '../../../src/controller/context.ts';
-
-/** RFC 7386 applied to a plain object: what the API server does with a merge patch. */
-function apply(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = apply(out[k], v);
-  }
-  return out;
-}
+import { mergePatch as apply } from '../../support/fake-api.ts';
 
 describe('mergePatchOf', () => {
   it('turns before into after, removing nested fields a new value no longer has', () => {

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { type FinishedVerdict, gateOutcome } from '../../../src/saga/gate-outcome.ts';
+import type { Assessed } from '../../../src/saga/health-gate.ts';
+
+const crashing: Assessed = {
+  index: 1,
+  assessment: { status: 'Failed', reason: 'CrashLoopBackOff', message: 'Deployment shop/web: pod crashing' },
+};
+const rolling: Assessed = {
+  index: 1,
+  assessment: { status: 'InProgress', reason: 'Progressing', message: 'Deployment shop/web: 1 of 2 updated' },
+};
+const VERDICTS: Record<FinishedVerdict['kind'], FinishedVerdict> = {
+  healthy: { kind: 'healthy' },
+  unhealthy: { kind: 'unhealthy', failed: crashing },
+  timedOut: { kind: 'timedOut', pending: [rolling] },
+};
+const facts = (made: string) => ({ took: '42s', gated: 2, made });
+const COMMITTED = '2/2 changes committed: Update Deployment web, Patch ConfigMap app-config';
+const UNDONE = '2 committed change(s) rolled back (health check failed)';
+
+describe('gateOutcome: the 2×3 matrix of a finished health check', () => {
+  it.each([
+    {
+      check: 'Commit',
+      verdict: 'healthy',
+      result: 'Healthy',
+      condition: ['True', 'TargetsHealthy'],
+      to: 'Committed',
+      reason: 'Committed',
+      why: '2 target(s) healthy after 42s',
+      message: `${COMMITTED}; 2 target(s) healthy after 42s`,
+    },
+    {
+      check: 'Commit',
+      verdict: 'unhealthy',
+      result: 'Unhealthy',
+      condition: ['False', 'HealthCheckFailed'],
+      to: 'RollingBack',
+      reason: 'HealthCheckFailed',
+      why: 'Deployment shop/web: pod crashing (after 42s)',
+      message: 'Deployment shop/web: pod crashing (after 42s)',
+    },
+    {
+      check: 'Commit',
+      verdict: 'timedOut',
+      result: 'TimedOut',
+      condition: ['False', 'HealthCheckTimeout'],
+      to: 'RollingBack',
+      reason: 'HealthCheckTimeout',
+      why: 'not healthy within 42s: Deployment shop/web: 1 of 2 updated',
+      message: 'not healthy within 42s: Deployment shop/web: 1 of 2 updated',
+    },
+    {
+      check: 'Rollback',
+      verdict: 'healthy',
+      result: 'Healthy',
+      condition: ['True', 'TargetsHealthy'],
+      to: 'RolledBack',
+      reason: 'RolledBack',
+      why: '2 target(s) healthy after 42s',
+      message: `${UNDONE}; 2 target(s) healthy after 42s`,
+    },
+    {
+      check: 'Rollback',
+      verdict: 'unhealthy',
+      result: 'Unhealthy',
+      condition: ['False', 'HealthCheckFailed'],
+      to: 'Failed',
+      reason: 'RollbackUnhealthy',
+      why: 'Deployment shop/web: pod crashing (after 42s)',
+      message: `${UNDONE}, but the restored state is not healthy: Deployment shop/web: pod crashing (after 42s)`,
+    },
+    {
+      check: 'Rollback',
+      verdict: 'timedOut',
+      result: 'TimedOut',
+      condition: ['False', 'HealthCheckTimeout'],
+      to: 'Failed',
+      reason: 'RollbackUnhealthy',
+      why: 'not healthy within 42s: Deployment shop/web: 1 of 2 updated',
+      message: `${UNDONE}, but the restored state is not healthy: not healthy within 42s: Deployment shop/web: 1 of 2 updated`,
+    },
+  ] as const)('$check × $verdict → $to ($reason)', (cell) => {
+    const made = cell.check === 'Commit' ? COMMITTED : UNDONE;
+    const outcome = gateOutcome(cell.check, VERDICTS[cell.verdict], facts(made));
+    expect(outcome).toEqual({
+      result: cell.result,
+      why: cell.why,
+      healthy: { type: 'Healthy', status: cell.condition[0], reason: cell.condition[1], message: cell.why },
+      to: cell.to,
+      reason: cell.reason,
+      message: cell.message,
+    });
+  });
+});
