@@ -6,7 +6,8 @@
 
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { EventRecorder } from '../kube/events.ts';
-import { connect, whoAmI } from './cluster.ts';
+import { whoAmI } from '../kube/who-am-i.ts';
+import { connect } from './cluster.ts';
 import { UsageError } from './command.ts';
 import { processStreams } from './output.ts';
 import { type RollbackDecision, rollbackOutcome } from './rollback-request.ts';

@@ -47,17 +47,3 @@ export async function connect(
     close: () => client.connection.close(),
   };
 }
-
-/** Who the API server says we are (SelfSubjectReview), for audit messages; undefined if it will not say. */
-export async function whoAmI(client: KubeClient): Promise<string | undefined> {
-  try {
-    const review = await client.request<{ status?: { userInfo?: { username?: string } } }>({
-      method: 'POST',
-      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
-      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-    });
-    return review.status?.userInfo?.username;
-  } catch {
-    return undefined;
-  }
-}

@@ -6,8 +6,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
 import { GIT_INPUT_LIMITS } from '../git/input-limits.ts';
-import type { RepositoryPolicy } from '../gitops/policy.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget } from '../gitops/poll-budget.ts';
+import { controllerNamespace } from '../manager/controller-namespace.ts';
+import type { GitOptions } from '../manager/options.ts';
 import { parseByteSize } from './byte-size.ts';
 import {
   durationFlag,
@@ -18,8 +19,8 @@ import {
   UsageError,
   type Values,
 } from './command.ts';
-import { CONTROLLER_FLAGS, controllerNamespace } from './commands/controller.ts';
-import { parseBindAddress } from './ops.ts';
+import { CONTROLLER_FLAGS } from './controller-settings.ts';
+import { parseBindAddress } from './ops-flags.ts';
 
 /** How to reach an https:// repository: for janus run, and for janus history reading its results branch. */
 export const GIT_ACCESS_FLAGS = {
@@ -138,30 +139,14 @@ export const RUN_FLAGS = {
 
 export type RunValues = Values<typeof RUN_FLAGS>;
 
-/** The Git side of the settings, checked. */
-export interface GitSettings {
-  repo: string;
-  branch: string;
-  root: string;
-  resultsBranch: string;
-  /** What the repository may use: namespaces, ServiceAccounts; its default namespace. */
-  policy: RepositoryPolicy;
-  pollIntervalMs: number;
-  initial: 'baseline' | 'apply';
-  cacheDir: string;
-  credentials: SecretSource | undefined;
-  username: string | undefined;
+/**
+ * The Git side of the settings, checked: the manager's Git options but for the webhook, whose
+ * secret janus run reads once the flags are all checked.
+ */
+export interface GitSettings extends Omit<GitOptions, 'webhook' | 'pollInterval'> {
   webhookSecret: SecretSource | undefined;
   /** Where /webhook is served on its own; undefined: on the operations listener. */
   webhookBindAddress: string | undefined;
-  /** What one fetch may download; 0: no limit. */
-  maxFetchBytes: number;
-  /** The largest tree the poller parses. */
-  maxTreeBytes: number;
-  /** What one poll reads. */
-  budget: PollBudget;
-  /** Credentials go to an http:// repository (allowed by --allow-insecure-http): warn about it. */
-  insecureHttp: boolean;
 }
 
 /** A secret from the file a flag names, else from the environment variable `envName` when it is set. */

@@ -1,5 +1,7 @@
 /** `janus plan [dir]`: what the transactions of a directory would change in the cluster, as diffs. */
-import { connect, whoAmI } from '../cluster.ts';
+
+import { whoAmI } from '../../kube/who-am-i.ts';
+import { connect } from '../cluster.ts';
 import {
   defineCommand,
   KUBE_FLAGS,

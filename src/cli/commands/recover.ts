@@ -3,9 +3,10 @@ import { ANNOTATION_RETRY_ROLLBACK, type Transaction } from '../../api/v1alpha1/
 import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { EventRecorder } from '../../kube/events.ts';
+import { whoAmI } from '../../kube/who-am-i.ts';
 import { RollbackStore } from '../../rollback-store/store.ts';
 import { serviceAccountUser } from '../../saga/targets.ts';
-import { CLUSTER_FLAGS, type Cluster, connect, whoAmI } from '../cluster.ts';
+import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams, type Streams } from '../output.ts';
 import { type InspectedItem, inspectItem, otherLockHolder, restoreItem } from '../recover-items.ts';

@@ -6,7 +6,7 @@ import {
   ANNOTATION_SUSPENDED_BY,
   describeSuspension,
 } from '../../gitops/git-control.ts';
-import { whoAmI } from '../cluster.ts';
+import { whoAmI } from '../../kube/who-am-i.ts';
 import { defineCommand } from '../command.ts';
 import { describeSource, GIT_SIDE_FLAGS, withGitSide } from '../git-side-control.ts';
 

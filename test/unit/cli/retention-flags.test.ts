@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retentionPolicy } from '../../../src/cli/commands/controller.ts';
+import { retentionPolicy } from '../../../src/cli/controller-settings.ts';
 
 const defaults = {
   prune: true,

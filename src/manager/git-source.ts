@@ -1,0 +1,129 @@
+/**
+ * The Git side of `janus run` as the manager sees it: the repository, opened once per process,
+ * its webhook, and the Git side (src/gitops/git-side.ts) started on it for each leadership term.
+ * The manager imports this module only for janus run: janus controller never loads the Git code
+ * (nor the zlib it needs; test/unit/node-builtins.test.ts).
+ */
+import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
+import { type GitSide, startGitSide } from '../gitops/git-side.ts';
+import { describePolicy } from '../gitops/policy.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { whoAmI } from '../kube/who-am-i.ts';
+import type { Logger } from '../log/index.ts';
+import type { Metrics } from '../metrics/index.ts';
+import type { ResultContext } from '../results/result-context.ts';
+import { VERSION } from '../version.ts';
+import { createWebhookHandler, type WebhookRequestHandler } from '../webhook/index.ts';
+import type { GitOptions, ManagerOptions } from './options.ts';
+
+export interface GitSource {
+  readonly repository: GitRepository;
+  /** POST /webhook: a push to the watched branch calls `poll`; undefined without a webhook secret. */
+  webhook(poll: (reason: string) => void): WebhookRequestHandler | undefined;
+  /** Starts the Git side for one term: results writer and reporter, materializer and poller. */
+  startTerm(signal: AbortSignal): Promise<GitSide>;
+}
+
+/** What the Git side shares with the rest of the process. */
+type Shared = Pick<ManagerOptions, 'controllerNamespace' | 'watchNamespace' | 'instance' | 'log'> & {
+  client: KubeClient;
+  metrics: Metrics;
+};
+
+/** Opens the repository, learns who writes the results, and says what it will do (and what is risky). */
+export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitSource> {
+  const { client, log, metrics } = shared;
+  const repository = await GitRepository.open({
+    location: o.repo,
+    cacheDir: o.cacheDir,
+    ...(o.credentials && {
+      credentials: credentialsProvider({
+        secret: o.credentials,
+        ...(o.username !== undefined && { username: o.username }),
+      }),
+    }),
+    maxFetchBytes: o.maxFetchBytes,
+    maxTreeBytes: o.maxTreeBytes,
+    logger: log,
+  });
+  // Who writes the results: the Kubernetes user Janus runs as, stable across restarts.
+  const identity =
+    (await whoAmI(client, (error) =>
+      log.warn({ err: error }, 'cannot tell which Kubernetes user Janus runs as; results name "janus"'),
+    )) ?? 'janus';
+  announce(o, repository.display, log);
+  const context: ResultContext = { controllerVersion: VERSION, identity };
+  return {
+    repository,
+    webhook: (poll) =>
+      o.webhook &&
+      createWebhookHandler({
+        secret: o.webhook.secret,
+        branch: o.branch,
+        onTrigger: (trigger) => poll(`webhook ${trigger.provider}`),
+        logger: log,
+        onResult: metrics.webhookRequest,
+      }),
+    startTerm: (signal) => startGitTerm({ ...shared, git: o, repository, context }, signal),
+  };
+}
+
+/** The startup line, and a warning for each setting that is risky or refuses everything. */
+function announce(o: GitOptions, repository: string, log: Logger): void {
+  log.info(
+    {
+      repository,
+      branch: o.branch,
+      root: o.root,
+      resultsBranch: o.resultsBranch,
+      pollInterval: o.pollInterval,
+      initial: o.initial,
+      policy: describePolicy(o.policy),
+      webhook: o.webhook !== undefined,
+      maxFetchBytes: o.maxFetchBytes === 0 ? 'unlimited' : formatBytes(o.maxFetchBytes),
+      ...(o.credentials && 'file' in o.credentials && { gitTokenFile: o.credentials.file }),
+      ...(o.credentials && 'env' in o.credentials && { gitTokenEnvName: o.credentials.env }),
+    },
+    'janus run starting',
+  );
+  if (o.insecureHttp) {
+    log.warn(
+      { repository },
+      'the Git credentials are sent over plain http:// (--allow-insecure-http): anyone on the network path can read them, and change what Janus fetches',
+    );
+  }
+  if (o.policy.serviceAccounts.length === 0) {
+    log.warn(
+      'no ServiceAccount is allowed (--allowed-service-accounts, JANUS_ALLOWED_SERVICE_ACCOUNTS): every transaction directory will be refused',
+    );
+  }
+}
+
+async function startGitTerm(
+  o: Shared & { git: GitOptions; repository: GitRepository; context: ResultContext },
+  signal: AbortSignal,
+): Promise<GitSide> {
+  const { git } = o;
+  const side = await startGitSide(
+    {
+      client: o.client,
+      repository: o.repository,
+      branch: git.branch,
+      root: git.root,
+      resultsBranch: git.resultsBranch,
+      parse: { policy: git.policy },
+      budget: git.budget,
+      initial: git.initial,
+      pollIntervalMs: git.pollIntervalMs,
+      controllerNamespace: o.controllerNamespace,
+      watchNamespace: o.watchNamespace,
+      instance: o.instance,
+      context: o.context,
+      metrics: o.metrics,
+      log: o.log,
+    },
+    signal,
+  );
+  o.log.info({ repository: o.repository.display, branch: git.branch }, 'watching the repository');
+  return side;
+}

@@ -1,0 +1,109 @@
+/**
+ * The manager: runs one Janus process from checked options until SIGTERM or SIGINT. It connects
+ * to the API server, starts the listeners every replica serves (planRunnables), and, while this
+ * replica leads, the saga controller and (for janus run) the Git side; a signal ends the term
+ * (current steps finished, Lease released), then the listeners and connections close.
+ */
+import type { TransactionController } from '../controller/controller.ts';
+import type { GitSide } from '../gitops/git-side.ts';
+import { KubeClient } from '../kube/client.ts';
+import { Metrics } from '../metrics/index.ts';
+import { fromGit } from '../retention/select.ts';
+import { logApiRequests } from './api-request-log.ts';
+import type { GitSource } from './git-source.ts';
+import { leadUntil } from './leadership.ts';
+import { startListeners } from './listeners.ts';
+import type { ManagerOptions } from './options.ts';
+import { readinessChecks } from './readiness.ts';
+import { planRunnables, type RunnablePlan } from './runnables.ts';
+import { aborted, shutdownSignal } from './signals.ts';
+import { startTransactionController } from './transaction-controller.ts';
+
+/** What runs while this replica leads. */
+interface Term {
+  controller: TransactionController;
+  git: GitSide | undefined;
+}
+
+/** Runs until a signal, then shuts down cleanly; rejects on a fatal error. */
+export async function runManager(o: ManagerOptions): Promise<void> {
+  const plan = planRunnables(o);
+  const { log } = o;
+  const client = await KubeClient.load(o.kube);
+  logApiRequests(client, log);
+  const leaseName = o.leaderElection.leaseName;
+  const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${o.controllerNamespace}/${leaseName}` });
+  metrics.observeKubeRequests(client.connection);
+  // Loaded only for janus run: janus controller stays free of the Git code.
+  const source =
+    o.git && (await (await import('./git-source.ts')).openGitSource(o.git, { ...o, client, metrics }));
+
+  let term: Term | undefined;
+  const webhook =
+    plan.webhook === 'off' ? undefined : source?.webhook((reason) => term?.git?.poller.trigger(reason));
+  const listeners = await startListeners({
+    plan,
+    opsAddress: o.opsAddress,
+    webhookAddress: o.git?.webhook?.address,
+    metrics,
+    ready: readinessChecks(plan.readiness, () => term),
+    webhook,
+    log,
+  });
+
+  await leadUntil(shutdownSignal(log), {
+    client,
+    namespace: o.controllerNamespace,
+    election: o.leaderElection,
+    log,
+    onLeading: (leading) => metrics.setLeader(leading),
+    work: async (signal) => {
+      const started = await startTerm(o, plan, { client, metrics, source, current: () => term }, signal);
+      term = started;
+      await aborted(signal);
+      term = undefined;
+      await started.git?.stop();
+      await started.controller.stop();
+    },
+  });
+  await listeners?.close();
+  await source?.repository.idle();
+  await client.connection.close();
+}
+
+/** Starts the leader's runnables in order: the controller, then the Git side. */
+async function startTerm(
+  o: ManagerOptions,
+  plan: RunnablePlan,
+  deps: {
+    client: KubeClient;
+    metrics: Metrics;
+    source: GitSource | undefined;
+    current(): Term | undefined;
+  },
+  signal: AbortSignal,
+): Promise<Term> {
+  const { client, metrics, source } = deps;
+  const { retention } = plan;
+  const controller = startTransactionController({
+    client,
+    controllerNamespace: o.controllerNamespace,
+    watchNamespace: o.watchNamespace,
+    instance: o.instance,
+    concurrency: o.concurrency,
+    metrics,
+    log: o.log,
+    ...(o.retention &&
+      retention !== 'off' && {
+        retention: {
+          ...o.retention,
+          // A Transaction from Git is pruned only once this term's reporter has pushed its outcome.
+          isRecorded: (txn) =>
+            !fromGit(txn) ||
+            (retention === 'once-recorded' && (deps.current()?.git?.isRecorded(txn) ?? false)),
+        },
+      }),
+  });
+  const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal) : undefined;
+  return { controller, git };
+}

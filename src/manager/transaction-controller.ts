@@ -1,0 +1,54 @@
+/** The saga controller as a runnable of the leader: started when a term begins. */
+import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
+import { transactionSelector } from '../controller/installation.ts';
+import type { KubeClient } from '../kube/client.ts';
+import type { Logger } from '../log/index.ts';
+import type { Metrics } from '../metrics/index.ts';
+import type { RetentionOptions } from '../retention/pruner.ts';
+
+/** The controller's view of the metrics registry. */
+function controllerMetrics(metrics: Metrics): ControllerMetrics {
+  return {
+    ...metrics,
+    transition: metrics.transition,
+    transactionFinished: metrics.transactionFinished,
+    itemOperation: metrics.itemOperation,
+    itemCount: metrics.itemCount,
+    healthCheck: metrics.healthCheck,
+    lockOperation: metrics.lockOperation,
+    activeTransactions: metrics.setActiveTransactions,
+    reconcile: metrics.reconcile,
+    workQueue: metrics.workQueueMetrics('transactions'),
+  };
+}
+
+/** Starts the saga controller on the leader: reconciles Transactions until stopped. */
+export function startTransactionController(opts: {
+  client: KubeClient;
+  controllerNamespace: string;
+  watchNamespace: string | undefined;
+  /** This installation's instance (src/controller/installation.ts); undefined: the default one. */
+  instance: string | undefined;
+  concurrency: number;
+  metrics: Metrics;
+  log: Logger;
+  /** Prune finished Transactions by this policy; never when undefined. */
+  retention?: RetentionOptions;
+}): TransactionController {
+  const controller = new TransactionController({
+    ...opts,
+    metrics: controllerMetrics(opts.metrics),
+    ...(opts.retention && { retention: { ...opts.retention, onPruned: opts.metrics.transactionPruned } }),
+  });
+  controller.start();
+  opts.log.info(
+    {
+      namespace: opts.watchNamespace ?? '(all)',
+      transactions: transactionSelector(opts.instance),
+      concurrency: opts.concurrency,
+      retention: opts.retention?.policy ?? 'off',
+    },
+    'controller started',
+  );
+  return controller;
+}

@@ -1,0 +1,59 @@
+/** janus controller and janus run map their flags to the manager's options, checked first. */
+import { describe, expect, it } from 'vitest';
+import { parse, UsageError } from '../../../src/cli/command.ts';
+import controller from '../../../src/cli/commands/controller.ts';
+import { managerOptions } from '../../../src/cli/controller-settings.ts';
+import { VERSION } from '../../../src/version.ts';
+
+const options = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+  managerOptions(
+    parse(controller, ['--controller-namespace', 'janus-system', ...argv], env).values,
+    'janus-controller',
+  );
+
+describe('managerOptions', () => {
+  it('reads the defaults: leader election on the janus-controller Lease, ops on :8080', () => {
+    const o = options([]);
+
+    expect(o.leaderElection).toEqual({
+      enabled: true,
+      leaseName: 'janus-controller',
+      timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+    });
+    expect(o.opsAddress).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(o.kube.userAgent).toBe(`janus-controller/${VERSION}`);
+    expect(o).toMatchObject({ controllerNamespace: 'janus-system', concurrency: 16, instance: undefined });
+    expect(o.git).toBeUndefined();
+  });
+
+  it('names the Lease after the instance, unless --leader-election-id names it', () => {
+    expect(options(['--instance', 'blue']).leaderElection.leaseName).toBe('janus-controller-blue');
+    expect(options(['--instance', 'blue', '--leader-election-id', 'mine']).leaderElection.leaseName).toBe(
+      'mine',
+    );
+  });
+
+  it('turns leader election and the ops server off by flag or environment', () => {
+    expect(options(['--no-leader-elect']).leaderElection.enabled).toBe(false);
+    expect(options([], { JANUS_LEADER_ELECT: 'false' }).leaderElection.enabled).toBe(false);
+    expect(options(['--metrics-bind-address', '0']).opsAddress).toBeUndefined();
+  });
+
+  it('refuses a bad flag with a usage error naming it', () => {
+    const refused = (argv: string[]) => {
+      try {
+        options(argv);
+      } catch (e) {
+        if (e instanceof UsageError) return e.message;
+        throw e;
+      }
+      throw new Error(`accepted: ${argv.join(' ')}`);
+    };
+
+    expect(refused(['--metrics-bind-address', 'localhost'])).toBe(
+      '--metrics-bind-address: expected host:port or :port, got "localhost"',
+    );
+    expect(refused(['--concurrency', '0'])).toBe('--concurrency: expected a positive whole number, got "0"');
+    expect(refused(['--log-level', 'loud'])).toBe('--log-level: unknown level "loud"');
+  });
+});
