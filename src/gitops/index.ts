@@ -31,6 +31,7 @@ export {
   type ServiceAccountGrant,
   serviceAccountRefusal,
 } from './policy.ts';
+export { commitReader } from './tree-reader.ts';
 export {
   DEFAULT_TRANSACTIONS_ROOT,
   type DirectoryValidation,
