@@ -14,6 +14,7 @@ import {
 } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists } from '../kube/errors.ts';
+import type { OwnerReference } from '../kube/resources.ts';
 import {
   decodeIndex,
   decodeSnapshot,
@@ -43,15 +44,6 @@ interface StoreObject {
   };
   type?: string;
   data?: Record<string, string>;
-}
-
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
 }
 
 /** A snapshot that must not be restored: not what prepare stored. */
