@@ -3,6 +3,7 @@
  * `<txn>-rollback[-N]`, owned by the Transaction so they are garbage-collected with it. Written
  * once, before any change is committed; created, never adopted from someone else.
  */
+import type { OwnerReference } from '../api/meta.ts';
 import {
   API_VERSION,
   KIND,
@@ -14,7 +15,6 @@ import {
 } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isAlreadyExists } from '../kube/errors.ts';
-import type { OwnerReference } from '../kube/resources.ts';
 import {
   decodeIndex,
   decodeSnapshot,
