@@ -91,7 +91,9 @@ export const COMMANDS: readonly CommandEntry[] = [
     () => import('./commands/resume.ts'),
   ),
   // ── Shell integration. ──
-  entry('completion', 'print a bash or zsh completion script', () => import('./commands/completion.ts')),
+  entry('completion', 'print a bash or zsh completion script', async () => ({
+    default: (await import('./commands/completion.ts')).completionCommand(loadCommands),
+  })),
   // ── Trying it out. ──
   entry(
     'demo',

@@ -11,8 +11,8 @@
  * ConfigMaps) includes the instance, so two in one namespace never share one.
  */
 
+import type { ObjectMeta } from '../api/meta.ts';
 import { LABEL_INSTANCE } from '../api/v1alpha1/index.ts';
-import type { ObjectMeta } from '../kube/resources.ts';
 
 /** The leader Lease of the default installation (and of every one before instances existed). */
 export const DEFAULT_LEADER_ELECTION_ID = 'janus-controller';

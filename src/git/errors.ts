@@ -4,6 +4,7 @@
  */
 import { Errors } from 'isomorphic-git';
 import { EXPECTED_ERROR, isExpectedError } from '../log/describe-error.ts';
+import { isConnectionCode } from '../log/network-codes.ts';
 
 export type GitErrorKind =
   /** Credentials missing, unreadable or refused (401/403). Retrying will not help until they change. */
@@ -87,19 +88,6 @@ export function formatBytes(bytes: number): string {
   return `${value} ${units[unit]}`;
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
 /** Maps whatever isomorphic-git, fetch or the file system threw to a GitAccessError. */
 export function toGitAccessError(
   error: unknown,
@@ -150,11 +138,15 @@ export function toGitAccessError(
   return make('internal', error instanceof Error ? error.message : String(error));
 }
 
-/** fetch() wraps socket errors: TypeError('fetch failed', { cause: { code } }). */
+/**
+ * The code of a failed connection, at any depth: fetch() wraps socket errors as
+ * TypeError('fetch failed', { cause: { code } }). A TLS failure is not one here: it stays
+ * `internal`, with the TLS error's own words (e.g. "certificate has expired").
+ */
 function networkCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    if (typeof code === 'string' && isConnectionCode(code)) return code;
   }
   return error instanceof TypeError && error.message === 'fetch failed' ? 'fetch failed' : undefined;
 }

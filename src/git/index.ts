@@ -40,5 +40,4 @@ export {
   type GitSession,
   type RepositoryOptions,
 } from './repository.ts';
-export { commitReader } from './tree-reader.ts';
 export { type FileUpdates, writeFiles } from './tree-writer.ts';

@@ -1,7 +1,7 @@
 /** Rules shared by inline changes and change files: the change type and its content. */
 import { CHANGE_TYPES, type ChangeTarget, type ChangeType } from '../api/v1alpha1/index.ts';
+import type { FieldPath } from '../yaml/yaml-file.ts';
 import { describeType, type FieldReporter, type Fields, isFields } from './fields.ts';
-import type { FieldPath } from './yaml-file.ts';
 
 export function checkChangeType(r: FieldReporter, value: unknown, path: FieldPath): ChangeType | undefined {
   if (value === undefined || value === null) {

@@ -3,13 +3,13 @@
  * manifest names the target. For Delete the manifest only identifies the target.
  */
 import type { ChangeType } from '../api/v1alpha1/index.ts';
+import type { Diagnostic } from '../yaml/diagnostic.ts';
+import { parseYamlFile } from '../yaml/yaml-file.ts';
 import { checkContent } from './change-fields.ts';
-import type { Diagnostic } from './diagnostic.ts';
 import { FieldReporter } from './fields.ts';
 import type { LoadedFile } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
 import { checkTarget, MANIFEST_TARGET_PATHS } from './target.ts';
-import { parseYamlFile } from './yaml-file.ts';
 
 export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnostic[]): LocatedChange[] {
   const parsed = parseYamlFile(file.path, file.text);

@@ -1,6 +1,6 @@
 /** Reading fields out of an untyped YAML value while reporting, with positions, what is wrong. */
-import { type Diagnostic, type DiagnosticCode, fieldPath } from './diagnostic.ts';
-import type { FieldPath, YamlDocument } from './yaml-file.ts';
+import { type Diagnostic, type DiagnosticCode, fieldPath } from '../yaml/diagnostic.ts';
+import type { FieldPath, YamlDocument } from '../yaml/yaml-file.ts';
 
 export type Fields = Record<string, unknown>;
 

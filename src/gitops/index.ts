@@ -1,5 +1,10 @@
 /** Transaction directories as written in Git: parsing, validation, diagnostics. */
-export { compareDiagnostics, type Diagnostic, type DiagnosticCode, formatDiagnostic } from './diagnostic.ts';
+export {
+  compareDiagnostics,
+  type Diagnostic,
+  type DiagnosticCode,
+  formatDiagnostic,
+} from '../yaml/diagnostic.ts';
 export type { DirectoryEntry, DirectoryReader, EntryType, FileContent } from './directory-reader.ts';
 export { joinPath, memoryReader } from './directory-reader.ts';
 export { diskReader } from './disk-reader.ts';
@@ -26,6 +31,7 @@ export {
   type ServiceAccountGrant,
   serviceAccountRefusal,
 } from './policy.ts';
+export { commitReader } from './tree-reader.ts';
 export {
   DEFAULT_TRANSACTIONS_ROOT,
   type DirectoryValidation,

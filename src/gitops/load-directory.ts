@@ -3,7 +3,7 @@
  * anything is parsed. Problems with the input become diagnostics; reader failures (I/O) propagate,
  * because a transient error must not be reported as a rejected directory.
  */
-import type { Diagnostic } from './diagnostic.ts';
+import type { Diagnostic } from '../yaml/diagnostic.ts';
 import { type DirectoryReader, joinPath, TooManyEntriesError } from './directory-reader.ts';
 import { classifyFile, compareFileNames, type FileRole } from './file-names.ts';
 import type { ParseLimits } from './options.ts';

@@ -1,6 +1,6 @@
 /** A change together with where it was written, so later checks (duplicates, policy) can point back at it. */
 import type { Change } from '../api/v1alpha1/index.ts';
-import type { DiagnosticCode } from './diagnostic.ts';
+import type { DiagnosticCode } from '../yaml/diagnostic.ts';
 
 export interface LocatedChange {
   change: Change;

@@ -7,6 +7,7 @@ import type { ChangeSet } from '../git/changes.ts';
 import { GitObjectTooLargeError, readingCommit } from '../git/input-limits.ts';
 import type { GitSession } from '../git/repository.ts';
 import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader.ts';
+import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { type DirectoryReader, joinPath } from './directory-reader.ts';
 import { ROLLBACK_FILE, TRANSACTION_FILE } from './file-names.ts';
 import { type DirectoryFacts, PHASE_BASELINE } from './materialize-decision.ts';
@@ -15,7 +16,6 @@ import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
 import { parseTransactionDirectory } from './parse-directory.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget, PollMeter } from './poll-budget.ts';
 import { TreeCache } from './tree-cache.ts';
-import { parseYamlValue } from './yaml-file.ts';
 
 export interface GatheredFacts extends DirectoryFacts {
   /** What the results branch recorded when the poll started. */

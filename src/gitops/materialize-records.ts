@@ -14,7 +14,7 @@ import {
 } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
 import { BASELINE_FILE, BASELINE_KIND } from '../results/results-reader.ts';
-import { formatDiagnostic } from './diagnostic.ts';
+import { formatDiagnostic } from '../yaml/diagnostic.ts';
 import { TRANSACTION_FILE } from './file-names.ts';
 import { type DirectoryFacts, type NoticeKind, PHASE_BASELINE } from './materialize-decision.ts';
 

@@ -13,8 +13,8 @@ import {
   type ObjectMeta,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { compareDiagnostics, type Diagnostic } from '../yaml/diagnostic.ts';
 import { parseChangeFile } from './change-file.ts';
-import { compareDiagnostics, type Diagnostic } from './diagnostic.ts';
 import type { DirectoryReader } from './directory-reader.ts';
 import { type LoadedDirectory, loadDirectory } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../log/index.ts';
 import type { GitPollResult } from '../metrics/labels.ts';
-import { type BackoffPolicy, backoffDelay } from '../results/backoff.ts';
+import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import type { CheckResult } from '../server/health.ts';
 
 export interface PollerOptions<T> {
@@ -33,7 +33,7 @@ export interface PollerOptions<T> {
   random?: () => number;
 }
 
-const DEFAULT_BACKOFF: BackoffPolicy = { initialDelayMs: 1000, maxDelayMs: 5 * 60_000 };
+const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, capMs: 5 * 60_000, jitter: 0.5 };
 
 export class Poller<T> {
   readonly #o: PollerOptions<T>;

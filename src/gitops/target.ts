@@ -1,8 +1,8 @@
 /** A change's target: validating its identifying fields, and its identity after namespace defaulting. */
 import { type ChangeTarget, KNOWN_CLUSTER_SCOPED } from '../api/v1alpha1/index.ts';
+import type { FieldPath } from '../yaml/yaml-file.ts';
 import type { FieldReporter, Fields } from './fields.ts';
 import { apiVersionProblem, dnsLabelProblem, dnsSubdomainProblem, groupOf, kindProblem } from './names.ts';
-import type { FieldPath } from './yaml-file.ts';
 
 /** Where each identifying field lives in the document being checked. */
 export interface TargetFieldPaths {

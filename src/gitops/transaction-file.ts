@@ -9,14 +9,14 @@ import {
   MAX_LOCK_TIMEOUT,
   MAX_TIMEOUT,
 } from '../api/v1alpha1/index.ts';
+import { type Diagnostic, fieldPath } from '../yaml/diagnostic.ts';
+import { type FieldPath, parseYamlFile } from '../yaml/yaml-file.ts';
 import { checkChangeType, checkContent } from './change-fields.ts';
-import { type Diagnostic, fieldPath } from './diagnostic.ts';
 import { describeType, FieldReporter, type Fields } from './fields.ts';
 import type { LoadedFile } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
 import { dnsLabelProblem, dnsSubdomainProblem, parseDuration } from './names.ts';
 import { checkTarget, inlineTargetPaths } from './target.ts';
-import { type FieldPath, parseYamlFile } from './yaml-file.ts';
 
 /** The Transaction's own fields, as transaction.yaml states them. */
 export interface TransactionHeader {

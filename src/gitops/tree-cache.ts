@@ -4,8 +4,8 @@
  * tree is parsed once per poll, so reading n directories costs O(n), not O(n × folder size).
  */
 import type { ObjectStore, TreeEntry } from '../git/object-store.ts';
-import { entryType, refuseLargeDirectory } from '../git/tree-reader.ts';
 import type { DirectoryEntry, DirectoryReader } from './directory-reader.ts';
+import { entryType, refuseLargeDirectory } from './tree-reader.ts';
 
 export class TreeCache {
   readonly store: ObjectStore;

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Diagnostic } from './diagnostic.ts';
+import type { Diagnostic } from '../yaml/diagnostic.ts';
 import { type DirectoryReader, joinPath } from './directory-reader.ts';
 import { diskReader } from './disk-reader.ts';
 import { TRANSACTION_FILE } from './file-names.ts';

@@ -3,6 +3,7 @@
  * and the error of an API server that could not be reached at all.
  */
 import { EXPECTED_ERROR } from '../log/describe-error.ts';
+import { isServerAbsentCode } from '../log/network-codes.ts';
 
 export interface StatusCause {
   type?: string;
@@ -131,9 +132,6 @@ export const isAlreadyExists = (e: unknown): e is KubeApiError =>
 export const isConflict = (e: unknown): e is KubeApiError =>
   hasStatus(e, 409) && e.reason !== 'AlreadyExists';
 
-/** Network codes that mean nothing answers at the server's address: no listener, no such host, no route. */
-const SERVER_ABSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
-
 /**
  * A server that is not there, or not the server the kubeconfig trusts (a TLS failure): unlike
  * a dropped connection or a busy server, waiting a few seconds changes nothing for a one-shot
@@ -142,7 +140,7 @@ const SERVER_ABSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH'
  */
 export function isServerAbsent(e: unknown): boolean {
   if (!(e instanceof KubeConnectionError) || e.code === undefined) return false;
-  return SERVER_ABSENT_CODES.has(e.code) || /CERT|^ERR_TLS_|^ERR_SSL_/.test(e.code);
+  return isServerAbsentCode(e.code);
 }
 
 /** Errors worth retrying unchanged: throttling, server trouble, and the network. */

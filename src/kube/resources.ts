@@ -2,32 +2,10 @@
  * Generic access to any kind: maps apiVersion + kind to its REST path through discovery (cached
  * per group-version, refreshed once on a miss) and offers the verbs the saga needs.
  */
+import type { ObjectMeta } from '../api/meta.ts';
 import type { KubeClient, Query } from './client.ts';
 import { PatchType } from './client.ts';
 import { isNotFound } from './errors.ts';
-
-export interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: Array<{
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }>;
-  managedFields?: unknown[];
-  [key: string]: unknown;
-}
 
 export interface KubeObject {
   apiVersion: string;

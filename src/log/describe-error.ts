@@ -23,6 +23,7 @@
  * echoed back, so only an allowlist of fields is kept: name, message, expected, code, status,
  * reason, kind, stack and cause. Credentials in URLs are removed from messages and stacks.
  */
+import { isNetworkCode } from './network-codes.ts';
 
 /**
  * Set (true) on errors that are expected failures, and read by describeError. A getter may decide
@@ -62,32 +63,6 @@ const MAX_CAUSE_DEPTH = 3;
 /** `scheme://user:password@host`: credentials that must never reach a log line. */
 const URL_CREDENTIALS = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 
-/** Codes of network and TLS failures that Node and undici report without a `syscall`. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ERR_SOCKET_CONNECTION_TIMEOUT',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
 export function describeError(value: unknown, options: DescribeOptions = {}): ErrorDescription {
   const expected = isExpectedError(value);
   return describe(value, expected, options.maxMessageChars ?? MAX_MESSAGE_CHARS, 0);
@@ -118,7 +93,7 @@ function expectedAt(value: unknown, depth: number): boolean {
   const marked = err[EXPECTED_ERROR];
   if (typeof marked === 'boolean') return marked;
   if (err.name === 'AbortError' || err.code === 'ABORT_ERR') return true;
-  if (typeof err.code === 'string' && (typeof err.syscall === 'string' || NETWORK_CODES.has(err.code)))
+  if (typeof err.code === 'string' && (typeof err.syscall === 'string' || isNetworkCode(err.code)))
     return true;
   if (httpDetails(err).status !== undefined) return true;
   // fetch() wraps socket errors: TypeError('fetch failed', { cause: { code } }).

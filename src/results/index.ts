@@ -1,5 +1,4 @@
 /** The results branch: rendering outcomes and writing them to Git. */
-export { type BackoffPolicy, backoffDelay } from './backoff.ts';
 export {
   formatCommitMessage,
   parseTrailers,

@@ -4,7 +4,7 @@
  */
 import { stringify } from 'yaml';
 import type { TransactionSource } from '../api/v1alpha1/index.ts';
-import { type Diagnostic, formatDiagnostic } from '../gitops/diagnostic.ts';
+import { type Diagnostic, formatDiagnostic } from '../yaml/diagnostic.ts';
 import { formatCommitMessage } from './commit-message.ts';
 import {
   RESULT_API_VERSION,

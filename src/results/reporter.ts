@@ -22,10 +22,10 @@ import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
 import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
+import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import { Informer } from '../runtime/informer.ts';
 import { objectKey } from '../runtime/object-cache.ts';
 import { sleep } from '../runtime/sleep.ts';
-import { type BackoffPolicy, backoffDelay } from './backoff.ts';
 import { formatCommitMessage } from './commit-message.ts';
 import { renderTransactionResult } from './render-transaction.ts';
 import { type ResultContext, sourceCommit, sourceOf } from './result-context.ts';
@@ -60,7 +60,7 @@ export interface ReporterOptions {
   onPending?(count: number): void;
 }
 
-const DEFAULT_RETRY: BackoffPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000 };
+const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 60_000, jitter: 0.5 };
 
 export class ResultsReporter {
   readonly informer: Informer<Transaction>;

@@ -7,7 +7,7 @@
  * across restarts and replicas.
  */
 import type { GitRepository, GitSession } from '../git/repository.ts';
-import { parseYamlValue } from '../gitops/yaml-file.ts';
+import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { resultPath } from './result-context.ts';
 
 /** What the results branch says about one transaction directory. */

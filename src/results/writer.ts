@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { GitAccessError } from '../git/errors.ts';
 import type { Signature } from '../git/object-store.ts';
 import type { GitRepository, GitSession } from '../git/repository.ts';
-import { type BackoffPolicy, backoffDelay, sleep } from './backoff.ts';
+import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import { commitRecords } from './commit-records.ts';
 import { landedResults } from './landed.ts';
 import type { ResultRecord } from './result-record.ts';
@@ -45,8 +45,8 @@ export interface FlushReport {
   replays: number;
 }
 
-const DEFAULT_RETRY: BackoffPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000 };
-const DEFAULT_REPLAY = { initialDelayMs: 100, maxDelayMs: 2000, attempts: 6 };
+const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 60_000, jitter: 0.5 };
+const DEFAULT_REPLAY = { baseMs: 100, capMs: 2000, jitter: 0.5, attempts: 6 };
 const DEFAULT_AUTHOR = { name: 'Janus', email: 'janus@tx.janus.io' };
 
 export class ResultsWriter {
@@ -195,7 +195,7 @@ export class ResultsWriter {
           { branch: this.branch, attempt },
           'results branch moved; replaying onto the new tip',
         );
-        await sleep(backoffDelay(attempt, replay));
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, replay)));
       }
     }
   }

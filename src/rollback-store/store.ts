@@ -3,6 +3,7 @@
  * `<txn>-rollback[-N]`, owned by the Transaction so they are garbage-collected with it. Written
  * once, before any change is committed; created, never adopted from someone else.
  */
+import type { OwnerReference } from '../api/meta.ts';
 import {
   API_VERSION,
   KIND,
@@ -43,15 +44,6 @@ interface StoreObject {
   };
   type?: string;
   data?: Record<string, string>;
-}
-
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
 }
 
 /** A snapshot that must not be restored: not what prepare stored. */

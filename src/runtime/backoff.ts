@@ -1,6 +1,7 @@
 /**
  * Exponential backoff with jitter, shared by the informer (reconnects), the work queue (per-key
- * retries) and leader election (retry period). Pure: randomness is injected.
+ * retries), leader election (retry period), the Git poller and the results writer and reporter
+ * (an unreachable Git server, a rejected push). Pure: randomness is injected.
  */
 
 export interface BackoffPolicy {

@@ -2,8 +2,8 @@
  * The Transaction resource (tx.janus.io/v1alpha1): its schema, from which both the CRD manifest
  * (see crd.ts) and the TypeScript types below are derived.
  */
-import type { ObjectMeta } from '../../kube/resources.ts';
 import { REASON_PATTERN } from '../fit.ts';
+import type { ObjectMeta } from '../meta.ts';
 import {
   array,
   boolean,

@@ -1,8 +1,8 @@
 /** `janus validate [dir]`: offline validation of transaction directories, for pull-request CI. */
 import { stat } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { formatDiagnostic } from '../../gitops/diagnostic.ts';
 import { type TreeValidation, validateTree } from '../../gitops/validate-tree.ts';
+import { formatDiagnostic } from '../../yaml/diagnostic.ts';
 import {
   defineCommand,
   POLICY_CONTROLLER_NAMESPACE_FLAG,

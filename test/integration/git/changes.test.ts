@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ChangeSet, commitReader, GitRepository, listChanges } from '../../../src/git/index.ts';
-import { parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
+import { type ChangeSet, GitRepository, listChanges } from '../../../src/git/index.ts';
+import { commitReader, parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
 import { type GitServer, ScratchWorkTree, startGitServer } from '../../support/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { commitReader, GitRepository, listChanges, writeFiles } from '../../../src/git/index.ts';
-import { parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
+import { GitRepository, listChanges, writeFiles } from '../../../src/git/index.ts';
+import { commitReader, parseTransactionDirectory, repositoryPolicy } from '../../../src/gitops/index.ts';
 import { ResultsWriter } from '../../../src/results/index.ts';
 import { git } from '../../support/git-server.ts';
 

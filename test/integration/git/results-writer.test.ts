@@ -40,8 +40,8 @@ async function openWriter(
   const writer = await ResultsWriter.open({
     repository,
     batchDelayMs: 60_000, // tests flush explicitly unless they test the background retry
-    retry: { initialDelayMs: 50, maxDelayMs: 200 },
-    replay: { initialDelayMs: 10, maxDelayMs: 50, attempts: 4 },
+    retry: { baseMs: 50, capMs: 200, jitter: 0.5 },
+    replay: { baseMs: 10, capMs: 50, jitter: 0.5, attempts: 4 },
     clock: () => new Date('2026-03-01T12:00:00Z'),
     ...overrides,
   });

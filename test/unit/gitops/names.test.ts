@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic } from '../../../src/gitops/diagnostic.ts';
 import { classifyFile, compareFileNames } from '../../../src/gitops/file-names.ts';
 import { dnsLabelProblem, dnsSubdomainProblem, groupOf, parseDuration } from '../../../src/gitops/names.ts';
+import { formatDiagnostic } from '../../../src/yaml/diagnostic.ts';
 
 describe('names', () => {
   it('accepts DNS-1123 labels of at most 63 characters', () => {

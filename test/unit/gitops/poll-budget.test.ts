@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { flattenStrings } from '../../../src/gitops/flat-strings.ts';
 import { PollBudgetError, PollMeter } from '../../../src/gitops/poll-budget.ts';
+import { flattenStrings } from '../../../src/yaml/flat-strings.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

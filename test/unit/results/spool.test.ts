@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffDelay, type ResultRecord, ResultSpool } from '../../../src/results/index.ts';
+import { type ResultRecord, ResultSpool } from '../../../src/results/index.ts';
 
 let dir: string;
 const record = (n: number) => ({
@@ -65,16 +65,5 @@ describe('ResultSpool', () => {
     expect(corrupt).toEqual([join(dir, '000000000005.json')]);
     expect((await readdir(dir)).sort()).toEqual(['000000000000.json', '000000000005.json.corrupt']);
     expect((await reopened.add(record(2))).id).toBe('000000000006');
-  });
-});
-
-describe('backoffDelay', () => {
-  const policy = { initialDelayMs: 100, maxDelayMs: 2000 };
-  it('grows exponentially between half and all of the ceiling, up to the maximum', () => {
-    expect(backoffDelay(0, policy, () => 0)).toBe(50);
-    expect(backoffDelay(0, policy, () => 0.999999)).toBe(100);
-    expect(backoffDelay(3, policy, () => 0)).toBe(400);
-    expect(backoffDelay(10, policy, () => 0.999999)).toBe(2000);
-    expect(backoffDelay(1000, policy, () => 0)).toBe(1000);
   });
 });

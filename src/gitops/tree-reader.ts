@@ -1,12 +1,12 @@
 /** The gitops DirectoryReader over the files of one commit, read straight from the object store. */
+import { MAX_TREE_ENTRY_BYTES } from '../git/input-limits.ts';
+import type { ObjectStore } from '../git/object-store.ts';
 import {
   type DirectoryEntry,
   type DirectoryReader,
   type EntryType,
   TooManyEntriesError,
-} from '../gitops/directory-reader.ts';
-import { MAX_TREE_ENTRY_BYTES } from './input-limits.ts';
-import type { ObjectStore } from './object-store.ts';
+} from './directory-reader.ts';
 
 /** Reads paths relative to the root of `commit`. Use within the GitRepository.run that owns `store`. */
 export function commitReader(store: ObjectStore, commit: string): DirectoryReader {

@@ -3,8 +3,8 @@
  * refused quickly, with a diagnostic naming the file and the line, and nothing of it is converted.
  */
 import { describe, expect, it } from 'vitest';
-import { parseYamlFile, parseYamlValue } from '../../../src/gitops/yaml-file.ts';
-import { YAML_LIMITS } from '../../../src/gitops/yaml-limits.ts';
+import { parseYamlFile, parseYamlValue } from '../../../src/yaml/yaml-file.ts';
+import { YAML_LIMITS } from '../../../src/yaml/yaml-limits.ts';
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,8 @@
 /**
- * A problem found in a transaction directory, located as precisely as the input allows, so a
- * pull-request author can go straight to the line that needs fixing.
+ * A problem found in a transaction directory or in a YAML file read from Git, located as
+ * precisely as the input allows, so a pull-request author can go straight to the line that needs
+ * fixing. Here, beside the YAML parser, because the parser reports in it and the results branch
+ * renders it; the codes name what the gitops rules check.
  */
 
 export type DiagnosticCode =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseYamlFile } from '../../../src/gitops/yaml-file.ts';
+import { parseYamlFile } from '../../../src/yaml/yaml-file.ts';
 
 describe('parseYamlFile', () => {
   it('reads leading-zero integers as octal like YAML 1.1 and kubectl, and nothing else of 1.1', () => {
