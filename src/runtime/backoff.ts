@@ -19,9 +19,15 @@ export interface BackoffPolicy {
 
 export type Random = () => number;
 
+const MAX_EXPONENT = 30;
+
 /** The delay before retry number `attempt` (0-based): base·2^attempt, capped, then jittered. */
 export function backoffDelay(attempt: number, policy: BackoffPolicy, random: Random = Math.random): number {
-  const exponential = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, attempt));
+  // The exponent is bounded so that a zero base never meets 2^1024 = Infinity (0·∞ is NaN).
+  const exponential = Math.min(
+    policy.capMs,
+    policy.baseMs * 2 ** Math.min(MAX_EXPONENT, Math.max(0, attempt)),
+  );
   return Math.round(exponential * (1 - policy.jitter * random()));
 }
 

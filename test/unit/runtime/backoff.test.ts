@@ -21,6 +21,11 @@ describe('backoffDelay', () => {
     }
   });
 
+  it('stays a number after thousands of attempts, even from a zero base', () => {
+    expect(backoffDelay(5000, { baseMs: 0, capMs: 1000, jitter: 0 })).toBe(0);
+    expect(backoffDelay(5000, { baseMs: 10, capMs: 1000, jitter: 0 })).toBe(1000);
+  });
+
   it('treats a negative attempt as the first', () => {
     expect(backoffDelay(-3, policy, noJitter)).toBe(100);
   });
