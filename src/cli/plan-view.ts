@@ -15,6 +15,8 @@ export interface PlannedChange {
   /** Unified diff from the current object to the planned one; '' when nothing changes. */
   diff: string;
   error?: string;
+  /** Why the controller would refuse it, in its status's words (TargetExists, DryRunFailed, …). */
+  reason?: string;
 }
 
 export interface TransactionPlan {
@@ -48,8 +50,14 @@ export function planChange(
   return { index, type, target, action, diff };
 }
 
-export function failedChange(index: number, type: ChangeType, target: string, error: string): PlannedChange {
-  return { index, type, target, action: 'error', diff: '', error };
+export function failedChange(
+  index: number,
+  type: ChangeType,
+  target: string,
+  error: string,
+  reason?: string,
+): PlannedChange {
+  return { index, type, target, action: 'error', diff: '', error, ...(reason && { reason }) };
 }
 
 export function invalidDirectory(
