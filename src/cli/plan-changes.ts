@@ -8,16 +8,16 @@ import type { Change, Transaction } from '../api/v1alpha1/index.ts';
 import { beforeCreation, type ChangeItem } from '../changes/change-context.ts';
 import { type ChangeRefusal, dryRunVerdict, readPrior } from '../changes/prepare-verdicts.ts';
 import { isNotFound, KubeApiError } from '../kube/errors.ts';
-import type { KubeObject, Objects } from '../kube/resources.ts';
+import type { Objects } from '../kube/resources.ts';
 import { describeError } from '../log/describe-error.ts';
+import { describeTarget, resolveTarget, serviceAccountUser, statusTarget } from '../saga/targets.ts';
 import {
-  ANNOTATION_APPLIED_BY,
-  describeTarget,
-  resolveTarget,
-  serviceAccountUser,
-  statusTarget,
-} from '../saga/targets.ts';
-import { failedChange, type PlannedChange, planChange, type TransactionPlan } from './plan-view.ts';
+  failedChange,
+  type PlannedChange,
+  planChange,
+  type TransactionPlan,
+  withCurrentStamp,
+} from './plan-view.ts';
 
 export interface PlanOptions {
   /** The person's own client; impersonates the ServiceAccount when asServiceAccount. */
@@ -76,7 +76,7 @@ async function planOne(
     if ('reason' in dryRun) return refused(index, change, label, dryRun, asServiceAccount);
     const read = await readPrior(ctx, item);
     if ('reason' in read) return refused(index, change, label, read, asServiceAccount);
-    return planChange(index, change.type, label, read.prior, withoutStamp(dryRun.planned, read.prior));
+    return planChange(index, change.type, label, read.prior, withCurrentStamp(dryRun.planned, read.prior));
   } catch (e) {
     return failedChange(index, change.type, label, explain(e, asServiceAccount));
   }
@@ -95,26 +95,6 @@ function refused(
 
 const IMPERSONATION_HINT =
   ' (you may not impersonate the ServiceAccount: plan as yourself with --no-as-service-account)';
-
-/**
- * The dry run sends the applied-by stamp the commit adds (so admission and size limits judge it
- * as they will), but its value names a Transaction that does not exist yet: the diff shows the
- * target's own stamp instead, unchanged.
- */
-function withoutStamp(
-  planned: KubeObject | undefined,
-  current: KubeObject | undefined,
-): KubeObject | undefined {
-  if (!planned) return planned;
-  const { [ANNOTATION_APPLIED_BY]: _stamp, ...annotations } = planned.metadata.annotations ?? {};
-  const own = current?.metadata.annotations?.[ANNOTATION_APPLIED_BY];
-  if (own !== undefined) annotations[ANNOTATION_APPLIED_BY] = own;
-  const { annotations: _all, ...metadata } = planned.metadata;
-  return {
-    ...planned,
-    metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata,
-  };
-}
 
 function explain(e: unknown, asServiceAccount: boolean): string {
   if (e instanceof KubeApiError) {
