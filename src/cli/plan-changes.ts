@@ -1,20 +1,23 @@
 /**
- * The API side of `janus plan`: reads each target and dry-runs each change the way the
- * controller's prepare step will (same verbs, same field manager, same preconditions), as the
- * transaction's ServiceAccount or as the person running the plan.
+ * The API side of `janus plan`: judges each change with the controller's own change operations
+ * (src/changes): the same dry run (desired object with the applied-by stamp, verb, field manager,
+ * preconditions) and the same verdicts on the target's existence, as the transaction's
+ * ServiceAccount or as the person running the plan.
  */
 import type { Change, Transaction } from '../api/v1alpha1/index.ts';
+import { beforeCreation, type ChangeItem } from '../changes/change-context.ts';
+import { type ChangeRefusal, dryRunVerdict, readPrior } from '../changes/prepare-verdicts.ts';
 import { isNotFound, KubeApiError } from '../kube/errors.ts';
-import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
+import type { Objects } from '../kube/resources.ts';
 import { describeError } from '../log/describe-error.ts';
+import { describeTarget, resolveTarget, serviceAccountUser, statusTarget } from '../saga/targets.ts';
 import {
-  describeTarget,
-  fieldManager,
-  resolveTarget,
-  serviceAccountUser,
-  statusTarget,
-} from '../saga/targets.ts';
-import { failedChange, type PlannedChange, planChange, type TransactionPlan } from './plan-view.ts';
+  failedChange,
+  type PlannedChange,
+  planChange,
+  type TransactionPlan,
+  withCurrentStamp,
+} from './plan-view.ts';
 
 export interface PlanOptions {
   /** The person's own client; impersonates the ServiceAccount when asServiceAccount. */
@@ -61,70 +64,42 @@ async function planOne(
   let label = `${change.target.apiVersion} ${describeTarget({ ...change.target, namespace: change.target.namespace ?? namespace })}`;
   try {
     const mapping = await objects.discovery.mapping(change.target.apiVersion, change.target.kind);
-    const resolved = resolveTarget(change.target, namespace, mapping.namespaced);
-    label = statusTarget(resolved);
-    const ref: ObjectRef = { ...change.target, namespace: resolved.namespace };
-    const current = await objects.find(ref);
-    const planned = await dryRun(objects, txn, change, ref, current);
-    return planChange(index, change.type, label, current, planned);
+    const item: ChangeItem = {
+      index,
+      change,
+      target: resolveTarget(change.target, namespace, mapping.namespaced),
+    };
+    label = statusTarget(item.target);
+    // The controller's own verdicts, in its order: the dry run, then the prior state.
+    const ctx = { txn: beforeCreation(txn), objects };
+    const dryRun = await dryRunVerdict(ctx, item);
+    if ('reason' in dryRun) return refused(index, change, label, dryRun, asServiceAccount);
+    const read = await readPrior(ctx, item);
+    if ('reason' in read) return refused(index, change, label, read, asServiceAccount);
+    return planChange(index, change.type, label, read.prior, withCurrentStamp(dryRun.planned, read.prior));
   } catch (e) {
     return failedChange(index, change.type, label, explain(e, asServiceAccount));
   }
 }
 
-/** The object the controller would send: the content, with the target's identity. */
-function desired(change: Change, ref: ObjectRef, resourceVersion?: string): KubeObject {
-  const { status: _status, ...content } = (change.content ?? {}) as Record<string, unknown>;
-  const meta = (content.metadata ?? {}) as KubeObject['metadata'];
-  return {
-    ...content,
-    apiVersion: ref.apiVersion,
-    kind: ref.kind,
-    metadata: {
-      ...meta,
-      name: ref.name,
-      ...(ref.namespace && { namespace: ref.namespace }),
-      ...(resourceVersion && { resourceVersion }),
-    },
-  };
-}
-
-/** The object as it would be after the change; undefined when the change deletes it. */
-async function dryRun(
-  objects: Objects,
-  txn: Transaction,
+function refused(
+  index: number,
   change: Change,
-  ref: ObjectRef,
-  current: KubeObject | undefined,
-): Promise<KubeObject | undefined> {
-  const manager = fieldManager(txn);
-  const rv = current?.metadata.resourceVersion;
-  switch (change.type) {
-    case 'Create':
-      if (current)
-        throw new PlanRefusal(`${ref.kind} ${ref.name} already exists: a Create would fail at prepare`);
-      return objects.create(desired(change, ref), { dryRun: true, fieldManager: manager });
-    case 'Update':
-      if (!current)
-        throw new PlanRefusal(`${ref.kind} ${ref.name} does not exist: an Update needs an existing object`);
-      return objects.replace(desired(change, ref, rv), { dryRun: true, fieldManager: manager });
-    case 'Patch':
-      return objects.apply(desired(change, ref, rv), { dryRun: true, fieldManager: manager, force: true });
-    case 'Delete':
-      if (current) await objects.delete(ref, { dryRun: true, preconditions: { resourceVersion: rv } });
-      return undefined;
-  }
+  label: string,
+  refusal: ChangeRefusal,
+  asServiceAccount: boolean,
+): PlannedChange {
+  const hint = asServiceAccount && /Forbidden: .*impersonate/.test(refusal.message) ? IMPERSONATION_HINT : '';
+  return failedChange(index, change.type, label, refusal.message + hint, refusal.reason);
 }
 
-class PlanRefusal extends Error {}
+const IMPERSONATION_HINT =
+  ' (you may not impersonate the ServiceAccount: plan as yourself with --no-as-service-account)';
 
 function explain(e: unknown, asServiceAccount: boolean): string {
-  if (e instanceof PlanRefusal) return e.message;
   if (e instanceof KubeApiError) {
     const hint =
-      e.status === 403 && asServiceAccount && /impersonate/.test(e.serverMessage)
-        ? ' (you may not impersonate the ServiceAccount: plan as yourself with --no-as-service-account)'
-        : '';
+      e.status === 403 && asServiceAccount && /impersonate/.test(e.serverMessage) ? IMPERSONATION_HINT : '';
     return `${e.reason}: ${e.serverMessage}${hint}`;
   }
   return describeError(e).message;

@@ -2,6 +2,7 @@
 import type { ChangeType } from '../api/v1alpha1/index.ts';
 import { type Diagnostic, formatDiagnostic } from '../gitops/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
+import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
 import { diffObjects } from './manifest-diff.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete' | 'unchanged' | 'error';
@@ -15,6 +16,8 @@ export interface PlannedChange {
   /** Unified diff from the current object to the planned one; '' when nothing changes. */
   diff: string;
   error?: string;
+  /** Why the controller would refuse it, in its status's words (TargetExists, DryRunFailed, …). */
+  reason?: string;
 }
 
 export interface TransactionPlan {
@@ -48,8 +51,34 @@ export function planChange(
   return { index, type, target, action, diff };
 }
 
-export function failedChange(index: number, type: ChangeType, target: string, error: string): PlannedChange {
-  return { index, type, target, action: 'error', diff: '', error };
+/**
+ * The dry run sends the applied-by stamp the commit adds (so admission and size limits judge it
+ * as they will), but its value names a Transaction that does not exist yet: the diff shows the
+ * target's own stamp instead, unchanged.
+ */
+export function withCurrentStamp(
+  planned: KubeObject | undefined,
+  current: KubeObject | undefined,
+): KubeObject | undefined {
+  if (!planned) return planned;
+  const { [ANNOTATION_APPLIED_BY]: _stamp, ...annotations } = planned.metadata.annotations ?? {};
+  const own = current?.metadata.annotations?.[ANNOTATION_APPLIED_BY];
+  if (own !== undefined) annotations[ANNOTATION_APPLIED_BY] = own;
+  const { annotations: _all, ...metadata } = planned.metadata;
+  return {
+    ...planned,
+    metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata,
+  };
+}
+
+export function failedChange(
+  index: number,
+  type: ChangeType,
+  target: string,
+  error: string,
+  reason?: string,
+): PlannedChange {
+  return { index, type, target, action: 'error', diff: '', error, ...(reason && { reason }) };
 }
 
 export function invalidDirectory(

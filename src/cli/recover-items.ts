@@ -1,17 +1,17 @@
 /**
  * The API side of `janus recover`: reads each standing change's prior state (rollback store) and
- * current object, and restores one, as the transaction's ServiceAccount.
+ * current object, and how to restore it (src/changes/restore.ts makes the restore).
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import { type RestoreOperation, restoreOperation } from '../changes/restore.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { isConflict, isNotFound, KubeApiError } from '../kube/errors.ts';
+import { isNotFound } from '../kube/errors.ts';
 import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
 import { expiresAt, holderTransaction, isFree, type LeaseSpec } from '../locks/lease-name.ts';
-import { describeError } from '../log/describe-error.ts';
 import type { StoreReader } from '../rollback-store/store.ts';
 import { describeTarget, resolveTarget } from '../saga/targets.ts';
 import { diffObjects } from './manifest-diff.ts';
-import { type RestoreOperation, restoreOperation, type StandingItem } from './recover-plan.ts';
+import type { StandingItem } from './recover-plan.ts';
 
 export interface InspectedItem extends StandingItem {
   ref: ObjectRef;
@@ -71,40 +71,5 @@ export async function otherLockHolder(
   } catch (e) {
     if (isNotFound(e)) return undefined;
     throw e;
-  }
-}
-
-export type RestoreResult = { ok: true } | { ok: false; message: string };
-
-/** Puts the prior state back, conditionally on the current object that was shown. */
-export async function restoreItem(asServiceAccount: Objects, item: InspectedItem): Promise<RestoreResult> {
-  const op = item.operation;
-  try {
-    switch (op.op) {
-      case 'replace':
-        await asServiceAccount.replace(op.object);
-        break;
-      case 'create':
-        await asServiceAccount.create(op.object);
-        break;
-      case 'delete':
-        await asServiceAccount.delete(item.ref, { preconditions: { resourceVersion: op.resourceVersion } });
-        break;
-      case 'none':
-        break;
-    }
-    return { ok: true };
-  } catch (e) {
-    if (isConflict(e) || (op.op === 'create' && e instanceof KubeApiError && e.reason === 'AlreadyExists')) {
-      return {
-        ok: false,
-        message: 'it changed again since it was read: run janus recover again to see the new difference',
-      };
-    }
-    if (op.op === 'delete' && isNotFound(e)) return { ok: true };
-    return {
-      ok: false,
-      message: e instanceof KubeApiError ? `${e.reason}: ${e.serverMessage}` : describeError(e).message,
-    };
   }
 }

@@ -1,10 +1,10 @@
 /**
  * The pure rules of `janus recover`: which changes a failed rollback left standing, which of
- * them a human may restore, how a restore is made, and how the status records it.
+ * them a human may restore, how a restore is described (src/changes/restore.ts makes it), and how
+ * the status records it.
  */
 import type { ChangeTarget, ChangeType, Transaction } from '../api/v1alpha1/index.ts';
-import type { KubeObject } from '../kube/resources.ts';
-import { cleanForRestore } from '../saga/restore.ts';
+import type { RestoreOperation } from '../changes/restore.ts';
 import { UsageError } from './command.ts';
 
 export interface StandingItem {
@@ -73,31 +73,6 @@ export function parseSelection(value: string, standing: readonly StandingItem[])
     return index;
   });
   return [...new Set(chosen)].sort((a, b) => a - b);
-}
-
-export type RestoreOperation =
-  | { op: 'replace'; object: KubeObject }
-  | { op: 'create'; object: KubeObject }
-  | { op: 'delete'; resourceVersion: string | undefined }
-  | { op: 'none' };
-
-/**
- * How to put the prior state back over the current object. Every write is conditional on the
- * current object the human was shown, so a further change in between is refused, not overwritten.
- */
-export function restoreOperation(
-  prior: KubeObject | undefined,
-  current: KubeObject | undefined,
-): RestoreOperation {
-  if (!prior)
-    return current ? { op: 'delete', resourceVersion: current.metadata.resourceVersion } : { op: 'none' };
-  const restored = cleanForRestore(prior);
-  if (!current) return { op: 'create', object: restored };
-  const resourceVersion = current.metadata.resourceVersion;
-  return {
-    op: 'replace',
-    object: { ...restored, metadata: { ...restored.metadata, ...(resourceVersion && { resourceVersion }) } },
-  };
 }
 
 export function describeOperation(op: RestoreOperation): string {

@@ -2,8 +2,9 @@
  * What a saga stage works with: the controller's clients and services (SagaDeps), and, per
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
-import type { Change, Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
+import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
 import { API_VERSION, PLURAL } from '../api/v1alpha1/index.ts';
+import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { PatchType } from '../kube/client.ts';
 import { refusalOf } from '../kube/errors.ts';
@@ -22,7 +23,7 @@ import {
   transitionPath,
   withPhase,
 } from '../saga/status.ts';
-import { type ResolvedTarget, resolveTarget, serviceAccountUser } from '../saga/targets.ts';
+import { resolveTarget, serviceAccountUser } from '../saga/targets.ts';
 import type { HealthReader } from './health-watch.ts';
 import type { HeldLocks } from './held-locks.ts';
 import type { ServiceAccounts } from './service-accounts.ts';
@@ -76,10 +77,7 @@ export interface SagaDeps {
   onWrite(txn: Transaction): void;
 }
 
-export interface Item {
-  index: number;
-  change: Change;
-  target: ResolvedTarget;
+export interface Item extends ChangeItem {
   lock: LockKey;
 }
 
@@ -152,6 +150,11 @@ export class SagaRun {
   /** Target reads and writes, as the transaction's ServiceAccount. */
   asServiceAccount(): Objects {
     return this.deps.objects.as(serviceAccountUser(this.txn));
+  }
+
+  /** What the change operations (src/changes) work with: this Transaction, as its ServiceAccount. */
+  changeContext(): ChangeContext {
+    return { txn: this.txn, objects: this.asServiceAccount() };
   }
 
   /** Namespaces holding this transaction's lock Leases. */

@@ -34,7 +34,10 @@ For each change it reads the target and asks the API server for a server-side dr
 change (?dryRun=All: admission, validation, defaulting, RBAC, nothing persisted), then shows the
 difference between the current object and the planned one as a unified diff of YAML, with
 managedFields, resourceVersion and other server-set metadata left out and Secret values masked.
-The tx.janus.io/applied-by annotation the real commit adds is not shown.
+Each change is judged by the controller's own code: the same dry run (with the
+tx.janus.io/applied-by annotation the commit adds, so admission and the annotation size limit
+judge it; the diff does not show it) and the same refusals as its prepare step (TargetExists,
+TargetNotFound, ReadFailed, DryRunFailed), in the words of the Transaction's status.
 
 Directories are checked against the repository's policy exactly as janus run checks them (the
 same --allowed-namespaces, --allowed-service-accounts and --default-namespace, or their JANUS_*

@@ -1,5 +1,6 @@
 /** `janus recover <name>`: inspect, and on request restore, what a failed rollback left standing. */
 import { ANNOTATION_RETRY_ROLLBACK, type Transaction } from '../../api/v1alpha1/index.ts';
+import { restore } from '../../changes/restore.ts';
 import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { EventRecorder } from '../../kube/events.ts';
@@ -9,7 +10,7 @@ import { serviceAccountUser } from '../../saga/targets.ts';
 import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams, type Streams } from '../output.ts';
-import { type InspectedItem, inspectItem, otherLockHolder, restoreItem } from '../recover-items.ts';
+import { type InspectedItem, inspectItem, otherLockHolder } from '../recover-items.ts';
 import { describeOperation, markRestoredPatch, parseSelection, standingItems } from '../recover-plan.ts';
 import { rollbackOutcome } from '../rollback-request.ts';
 import { getTransaction, transactionsPath } from '../transactions.ts';
@@ -198,7 +199,7 @@ async function restoreSelected(
       streams.stderr.write(`[${index}] not restored: another transaction holds its lock: ${holder}\n`);
       continue;
     }
-    const result = await restoreItem(asServiceAccount, item);
+    const result = await restore(asServiceAccount, item.ref, item.operation);
     if (result.ok) {
       restored.push(index);
       streams.stderr.write(`[${index}] restored: ${item.description}\n`);

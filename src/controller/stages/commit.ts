@@ -1,14 +1,14 @@
 /**
  * Committing → Committed: apply each change in order, each conditional on the state seen at
  * prepare. Progress is not checkpointed per change: after a crash the same loop runs again and
- * recognises its own earlier writes (changes.ts), so no change is applied twice and none is
+ * recognises its own earlier writes (src/changes), so no change is applied twice and none is
  * mistaken for a conflict. Any failure moves to RollingBack with exactly what was committed.
  */
 
 import type { ItemStatus } from '../../api/v1alpha1/index.ts';
+import { commit as commitChange, probe } from '../../changes/operations.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
 import { gatedItems, startCheck } from '../../saga/health-gate.ts';
-import { commit as commitChange, probe } from '../changes.ts';
 import type { SagaRun } from '../context.ts';
 import { confirmLock } from '../locking.ts';
 import { abort, committedMessage, enterCheck, isPastDeadline, type StageOutcome } from './outcomes.ts';
@@ -40,7 +40,7 @@ export async function commit(run: SagaRun): Promise<StageOutcome> {
       return abort(run, { ...run.status, items }, failure);
     }
 
-    const result = await commitChange(run, item, state);
+    const result = await commitChange(run.changeContext(), item, state);
     if (result.kind === 'committed') {
       items[item.index] = {
         ...state,
@@ -86,7 +86,7 @@ async function recogniseApplied(run: SagaRun, items: ItemStatus[], from: number)
   for (const item of run.items.slice(from)) {
     const state = items[item.index] ?? {};
     if (state.committed) continue;
-    const applied = await probe(run, item);
+    const applied = await probe(run.changeContext(), item);
     if (applied === undefined) return;
     items[item.index] = {
       ...state,

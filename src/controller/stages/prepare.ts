@@ -5,18 +5,12 @@
  * Failed with its locks released.
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
-import {
-  isAlreadyExists,
-  isForbidden,
-  isNotFound,
-  isTransient,
-  type KubeApiError,
-} from '../../kube/errors.ts';
+import { dryRunVerdict, readPrior as readPriorState } from '../../changes/prepare-verdicts.ts';
+import { isForbidden, type KubeApiError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/resources.ts';
 import { compactPrior, snapshotDigest } from '../../rollback-store/codec.ts';
 import { StoreAwaitingGcError, StoreClashError } from '../../rollback-store/store.ts';
-import { describeTarget, fieldManager } from '../../saga/targets.ts';
-import { describeFailure, dryRun, refOf } from '../changes.ts';
+import { fieldManager } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
@@ -91,24 +85,12 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
   };
 }
 
-/**
- * Dry-runs one change against the target's current state. Existence is checked again after the
- * lock (readPrior); here a missing or present target only matters where it makes the dry run
- * itself impossible.
- */
+/** Dry-runs one change against the target's current state (src/changes/prepare-verdicts.ts). */
 async function dryRunItem(run: SagaRun, item: Item): Promise<Refusal | undefined> {
-  try {
-    await dryRun(run, item);
-    run.deps.metrics.itemOperation('dryrun', 'success');
-    return undefined;
-  } catch (e) {
-    if (isTransient(e)) throw e;
-    if (isNotFound(e) && item.change.type === 'Delete') return undefined; // already gone: idempotent
-    if (isNotFound(e) && item.change.type === 'Update') return targetNotFound(item);
-    if (isAlreadyExists(e) && item.change.type === 'Create') return targetExists(item);
-    run.deps.metrics.itemOperation('dryrun', 'error');
-    return { reason: 'DryRunFailed', message: describeFailure(item, 'dry run', e) };
-  }
+  const verdict = await dryRunVerdict(run.changeContext(), item);
+  if (!('reason' in verdict)) run.deps.metrics.itemOperation('dryrun', 'success');
+  else if (verdict.reason === 'DryRunFailed') run.deps.metrics.itemOperation('dryrun', 'error');
+  return 'reason' in verdict ? verdict : undefined;
 }
 
 /** Runs `fn`; a 403 to the controller's own request becomes a NamespaceNotGranted refusal. */
@@ -129,31 +111,11 @@ function namespaceOf(e: KubeApiError): string | undefined {
   return /\/namespaces\/([^/?]+)/.exec(e.path)?.[1];
 }
 
-const targetExists = (item: Item): Refusal => ({
-  reason: 'TargetExists',
-  message: `change ${item.index}: cannot create ${describeTarget(item.target)}: it already exists`,
-});
-
-const targetNotFound = (item: Item): Refusal => ({
-  reason: 'TargetNotFound',
-  message: `change ${item.index}: cannot ${item.change.type.toLowerCase()} ${describeTarget(item.target)}: it does not exist`,
-});
-
-/** Reads a target's prior state; a Create's target must not exist, the others' must. */
+/** Reads a target's prior state; a Create's target must not exist, an Update's or Patch's must. */
 async function readPrior(run: SagaRun, item: Item): Promise<{ prior: KubeObject | undefined } | Refusal> {
-  try {
-    const prior = await run.asServiceAccount().get(refOf(item));
-    if (item.change.type === 'Create') return targetExists(item);
-    return { prior };
-  } catch (e) {
-    if (isNotFound(e)) {
-      if (item.change.type === 'Create' || item.change.type === 'Delete') return { prior: undefined };
-      return targetNotFound(item);
-    }
-    if (isTransient(e)) throw e;
-    run.deps.metrics.itemOperation('prepare', 'error');
-    return { reason: 'ReadFailed', message: describeFailure(item, 'read', e) };
-  }
+  const read = await readPriorState(run.changeContext(), item);
+  if ('reason' in read && read.reason === 'ReadFailed') run.deps.metrics.itemOperation('prepare', 'error');
+  return read;
 }
 
 async function fail(run: SagaRun, refusal: Refusal): Promise<StageResult> {

@@ -5,13 +5,14 @@
  * backed-off automatic retry; conflicts wait for a human (retry-rollback, janus recover).
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
+import { undo } from '../../changes/operations.ts';
+import type { UndoResult } from '../../changes/results.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { StoreIndexError } from '../../rollback-store/codec.ts';
 import { SnapshotTamperedError, type StoreReader } from '../../rollback-store/store.ts';
 import { MAX_RECOVERY_ATTEMPTS } from '../../saga/decide.ts';
 import { gatedItems, startCheck } from '../../saga/health-gate.ts';
 import { describeTarget } from '../../saga/targets.ts';
-import { type UndoResult, undo } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks } from '../locking.ts';
 import { enterCheck, isPastDeadline, lockWait, nextRecovery, type StageOutcome } from './outcomes.ts';
@@ -77,7 +78,7 @@ async function undoFromStore(
       target: item.target,
       digest: state.snapshotDigest,
     });
-    return await undo(run, item, state, prior);
+    return await undo(run.changeContext(), item, state, prior);
   } catch (e) {
     if (!(e instanceof SnapshotTamperedError)) throw e;
     return { kind: 'failed', message: `${describeTarget(item.target)}: ${e.message}` };

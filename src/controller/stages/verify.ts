@@ -11,6 +11,7 @@
  */
 
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
+import { refOf } from '../../changes/change-context.ts';
 import { assessHealth, type HealthAssessment } from '../../health/index.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
 import { type FinishedVerdict, gateOutcome } from '../../saga/gate-outcome.ts';
@@ -26,7 +27,6 @@ import {
   pendingCheck,
 } from '../../saga/health-gate.ts';
 import { describeTarget } from '../../saga/targets.ts';
-import { refOf } from '../changes.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import { confirmLock } from '../locking.ts';

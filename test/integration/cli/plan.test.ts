@@ -134,7 +134,7 @@ describe('janus plan', () => {
   it("runs as the transaction's ServiceAccount: an RBAC gap is refused (exit 2), unlike as yourself", async () => {
     const asSa = await janus(['plan', join(repo, 'limited/denied')], as());
     expect(asSa.stderr).toMatch(
-      /\[0\] Patch v1 ConfigMap \S+\/settings: REFUSED\n\s+Forbidden: .*system:serviceaccount:\S+:reader/,
+      /\[0\] Patch v1 ConfigMap \S+\/settings: REFUSED\n\s+change 0 \(Patch ConfigMap \S+\/settings\): dry run refused: Forbidden: .*system:serviceaccount:\S+:reader/,
     );
     expect(asSa.code).toBe(2);
     const asMe = await janus(['plan', join(repo, 'limited/denied'), '--no-as-service-account'], as());

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  markRestoredPatch,
-  parseSelection,
-  restoreOperation,
-  standingItems,
-} from '../../../src/cli/recover-plan.ts';
-import type { KubeObject } from '../../../src/kube/resources.ts';
+import { markRestoredPatch, parseSelection, standingItems } from '../../../src/cli/recover-plan.ts';
 import { item, txn } from './fixtures.ts';
 
 const failed = txn({
@@ -49,40 +43,6 @@ describe('parseSelection', () => {
     expect(() => parseSelection('all', standingItems(txn({ phase: 'Failed', items: [] })))).toThrow(
       /no change is in conflict/,
     );
-  });
-});
-
-describe('restoreOperation', () => {
-  const obj = (rv: string, data: Record<string, string>): KubeObject => ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'c', namespace: 'shop', resourceVersion: rv, uid: 'u', managedFields: [{}] },
-    data,
-  });
-
-  it('replaces the current object with the cleaned prior one, conditionally on the current version', () => {
-    const op = restoreOperation(obj('5', { a: 'before' }), obj('9', { a: 'theirs' }));
-    expect(op).toEqual({
-      op: 'replace',
-      object: {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'c', namespace: 'shop', resourceVersion: '9' },
-        data: { a: 'before' },
-      },
-    });
-  });
-
-  it('re-creates what was deleted, deletes what did not exist before, and leaves absence alone', () => {
-    expect(restoreOperation(obj('5', {}), undefined)).toMatchObject({
-      op: 'create',
-      object: { metadata: { name: 'c' } },
-    });
-    expect(
-      (restoreOperation(obj('5', {}), undefined) as { object: KubeObject }).object.metadata,
-    ).not.toHaveProperty('resourceVersion');
-    expect(restoreOperation(undefined, obj('9', {}))).toEqual({ op: 'delete', resourceVersion: '9' });
-    expect(restoreOperation(undefined, undefined)).toEqual({ op: 'none' });
   });
 });
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../../src/kube/resources.ts';
 import {
   cleanForRestore,
   contentFingerprint,
@@ -8,7 +7,8 @@ import {
   reverseApply,
   reversePatch,
   sameContent,
-} from '../../../src/saga/restore.ts';
+} from '../../../src/changes/undo-rules.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
 
 const APPLIED_BY = 'tx.janus.io/applied-by';
 
