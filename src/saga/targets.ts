@@ -78,8 +78,9 @@ const MAX_FIELD_MANAGER = 128;
  * The field manager of a transaction's writes: `janus:<name>@<uid>`. The uid makes it the
  * transaction's alone — two Transactions of the same name (in two namespaces, or one re-created
  * after a delete) never share one, so a Patch never drops fields another transaction applied.
- * A long name is shortened; the uid is kept whole. Without a uid (janus plan, before the
- * Transaction exists) it is `janus:<name>`, which only dry runs use.
+ * A long name is shortened; the uid is kept whole. Without a uid it is `janus:<name>`; janus
+ * plan, before the Transaction exists, gives a stand-in uid of real length instead
+ * (changes/change-context.ts beforeCreation), so its dry runs send what the controller's will.
  */
 export function fieldManager(txn: Pick<Transaction, 'metadata'>): string {
   const uid = txn.metadata.uid;
