@@ -3,12 +3,12 @@
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
 import type { Change, Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
-import { API_VERSION, PLURAL } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { PatchType } from '../kube/client.ts';
 import { refusalOf } from '../kube/errors.ts';
 import type { EventSink, EventType } from '../kube/events.ts';
 import { type Objects, UnknownKindError } from '../kube/resources.ts';
+import { nameOf, Transactions } from '../kube/transactions.ts';
 import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
 import type { Logger } from '../log/index.ts';
@@ -82,9 +82,6 @@ export interface Item {
   target: ResolvedTarget;
   lock: LockKey;
 }
-
-const transactionPath = (txn: Transaction, sub?: string) =>
-  `/apis/${API_VERSION}/namespaces/${txn.metadata.namespace}/${PLURAL}/${txn.metadata.name}${sub ? `/${sub}` : ''}`;
 
 export class SagaRun {
   txn: Transaction;
@@ -234,12 +231,11 @@ export class SagaRun {
   }
 
   async #patchStatus(next: TransactionStatus): Promise<Transaction> {
-    const updated = await this.deps.client.request<Transaction>({
-      method: 'PATCH',
-      path: transactionPath(this.txn, 'status'),
-      contentType: PatchType.merge,
-      body: { status: mergePatchOf(this.#persisted, next) },
-    });
+    const updated = await new Transactions(this.deps.client).patchStatus(
+      nameOf(this.txn),
+      { status: mergePatchOf(this.#persisted, next) },
+      PatchType.merge,
+    );
     this.txn = updated;
     this.#persisted = updated.status ?? {};
     this.deps.onWrite(updated);
@@ -248,12 +244,7 @@ export class SagaRun {
 
   /** A JSON patch on the Transaction's metadata (finalizer, one-shot annotations). */
   async patchMetadata(operations: unknown[]): Promise<Transaction> {
-    this.txn = await this.deps.client.request<Transaction>({
-      method: 'PATCH',
-      path: transactionPath(this.txn),
-      contentType: PatchType.json,
-      body: operations,
-    });
+    this.txn = await new Transactions(this.deps.client).patch(nameOf(this.txn), operations, PatchType.json);
     this.#persisted = this.txn.status ?? {};
     this.deps.onWrite(this.txn);
     return this.txn;

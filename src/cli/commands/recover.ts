@@ -3,6 +3,7 @@ import { ANNOTATION_RETRY_ROLLBACK, type Transaction } from '../../api/v1alpha1/
 import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { EventRecorder } from '../../kube/events.ts';
+import { transactionsPath } from '../../kube/transactions.ts';
 import { whoAmI } from '../../kube/who-am-i.ts';
 import { RollbackStore } from '../../rollback-store/store.ts';
 import { serviceAccountUser } from '../../saga/targets.ts';
@@ -12,7 +13,7 @@ import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams, type Streams 
 import { type InspectedItem, inspectItem, otherLockHolder, restoreItem } from '../recover-items.ts';
 import { describeOperation, markRestoredPatch, parseSelection, standingItems } from '../recover-plan.ts';
 import { rollbackOutcome } from '../rollback-request.ts';
-import { getTransaction, transactionsPath } from '../transactions.ts';
+import { getTransaction } from '../transactions.ts';
 import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
 
 export default defineCommand({
