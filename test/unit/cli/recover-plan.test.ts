@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  markRestoredPatch,
-  parseSelection,
-  restoreOperation,
-  standingItems,
-} from '../../../src/cli/recover-plan.ts';
+import { parseSelection, restoreOperation, standingItems } from '../../../src/cli/recover-plan.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { item, txn } from './fixtures.ts';
 
@@ -83,17 +78,5 @@ describe('restoreOperation', () => {
     ).not.toHaveProperty('resourceVersion');
     expect(restoreOperation(undefined, obj('9', {}))).toEqual({ op: 'delete', resourceVersion: '9' });
     expect(restoreOperation(undefined, undefined)).toEqual({ op: 'none' });
-  });
-});
-
-describe('markRestoredPatch', () => {
-  it('marks each change rolled back and no longer in conflict, only if still Failed and committed', () => {
-    expect(markRestoredPatch([1], (i) => `note ${i}`)).toEqual([
-      { op: 'test', path: '/status/phase', value: 'Failed' },
-      { op: 'test', path: '/status/items/1/committed', value: true },
-      { op: 'add', path: '/status/items/1/rolledBack', value: true },
-      { op: 'add', path: '/status/items/1/conflict', value: false },
-      { op: 'add', path: '/status/items/1/error', value: 'note 1' },
-    ]);
   });
 });
