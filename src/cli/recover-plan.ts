@@ -1,7 +1,6 @@
 /**
  * The pure rules of `janus recover`: which changes a failed rollback left standing, which of
- * them a human may restore, how a restore is described (src/changes/restore.ts makes it), and how
- * the status records it.
+ * them a human may restore, and how a restore is described (src/changes/restore.ts makes it).
  */
 import type { ChangeTarget, ChangeType, Transaction } from '../api/v1alpha1/index.ts';
 import type { RestoreOperation } from '../changes/restore.ts';
@@ -86,20 +85,4 @@ export function describeOperation(op: RestoreOperation): string {
     case 'none':
       return 'nothing: it does not exist, as before the transaction';
   }
-}
-
-/**
- * A JSON patch on the status marking the restored changes rolled back. Its tests make it apply
- * only to the state the human saw: still Failed, those changes still committed and not undone.
- */
-export function markRestoredPatch(indices: readonly number[], note: (index: number) => string): unknown[] {
-  return [
-    { op: 'test', path: '/status/phase', value: 'Failed' },
-    ...indices.flatMap((i) => [
-      { op: 'test', path: `/status/items/${i}/committed`, value: true },
-      { op: 'add', path: `/status/items/${i}/rolledBack`, value: true },
-      { op: 'add', path: `/status/items/${i}/conflict`, value: false },
-      { op: 'add', path: `/status/items/${i}/error`, value: note(i) },
-    ]),
-  ];
 }

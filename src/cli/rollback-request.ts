@@ -1,12 +1,11 @@
 /**
- * What `janus rollback` does to a Transaction in each phase, and how a requested rollback ended.
- * Pure: the command reads, decides here, then writes.
+ * What `janus rollback` (and the other requests the CLI makes) does to a Transaction, from the
+ * requests table (src/api/requests.ts), and how a requested rollback ended. Pure: the command
+ * reads, decides here, then writes.
  */
-import {
-  ANNOTATION_REQUEST_ROLLBACK,
-  ANNOTATION_RETRY_ROLLBACK,
-  type Transaction,
-} from '../api/v1alpha1/index.ts';
+import { acceptance, REQUEST_ANNOTATIONS, type RequestKind } from '../api/requests.ts';
+import type { Transaction } from '../api/v1alpha1/index.ts';
+import { unrolledCommits } from '../saga/decide.ts';
 
 export type RollbackDecision =
   /** Set `annotation`: the controller then rolls the transaction back. */
@@ -18,52 +17,42 @@ export type RollbackDecision =
   /** Not now: the transaction is still being applied. */
   | { kind: 'refused'; message: string };
 
-/** Sets `annotation`, unless it is already set: then that request is underway. */
-export function requestOnce(
+/**
+ * What asking `request` does now, as the requests table says: a request the controller would
+ * only keep waiting is refused (the person can come back), and one refused in favour of another
+ * (a rollback of a Failed transaction is a retry of its rollback) becomes that one.
+ */
+export function decideRequest(
   txn: Transaction,
-  annotation: string,
+  request: RequestKind,
   messages: { requested: string; already: string },
 ): RollbackDecision {
-  return annotation in (txn.metadata.annotations ?? {})
-    ? { kind: 'underway', annotation, message: messages.already }
-    : { kind: 'request', annotation, message: messages.requested };
+  const { verdict, message } = acceptance(request, txn);
+  if (verdict === 'accept') {
+    const annotation = REQUEST_ANNOTATIONS[request];
+    return annotation in (txn.metadata.annotations ?? {})
+      ? { kind: 'underway', annotation, message: messages.already }
+      : { kind: 'request', annotation, message: messages.requested };
+  }
+  if (verdict === 'underway') return { kind: 'underway', annotation: undefined, message };
+  if (verdict === 'done') return { kind: 'done', message };
+  return { kind: 'refused', message };
 }
 
-const unrolled = (txn: Transaction) =>
-  (txn.status?.items ?? []).filter((i) => i.committed && !i.rolledBack).length;
-
+/** `janus rollback`: a rollback of a Committed transaction, or a retry of a failed rollback. */
 export function decideRollback(txn: Transaction): RollbackDecision {
   const id = `${txn.metadata.namespace}/${txn.metadata.name}`;
-  const phase = txn.status?.phase ?? 'Pending';
-  switch (phase) {
-    case 'Committed':
-      return requestOnce(txn, ANNOTATION_REQUEST_ROLLBACK, {
-        already: `a rollback of ${id} is already requested`,
-        requested: `rollback of ${id} requested: its ${unrolled(txn)} committed change(s) will be undone in reverse order`,
-      });
-    case 'Failed':
-      if (unrolled(txn) === 0) {
-        return {
-          kind: 'done',
-          message: `${id} failed before any change was committed: nothing to roll back`,
-        };
-      }
-      return requestOnce(txn, ANNOTATION_RETRY_ROLLBACK, {
-        already: `a retry of the rollback of ${id} is already requested`,
-        requested: `retry of the rollback of ${id} requested: ${unrolled(txn)} change(s) are still to be undone`,
-      });
-    case 'RollingBack':
-      return { kind: 'underway', annotation: undefined, message: `${id} is already rolling back` };
-    case 'RolledBack':
-      return { kind: 'done', message: `${id} is already rolled back` };
-    default:
-      return {
-        kind: 'refused',
-        message:
-          `${id} is ${phase}: it is still being applied, and rolls back by itself if a change fails. ` +
-          `Once it is Committed, run janus rollback again (follow it with: janus status ${txn.metadata.name} -n ${txn.metadata.namespace} --watch)`,
-      };
+  const instead = acceptance('rollback', txn).instead;
+  if (instead === 'retry-rollback') {
+    return decideRequest(txn, instead, {
+      already: `a retry of the rollback of ${id} is already requested`,
+      requested: `retry of the rollback of ${id} requested: ${unrolledCommits(txn)} change(s) are still to be undone`,
+    });
   }
+  return decideRequest(txn, 'rollback', {
+    already: `a rollback of ${id} is already requested`,
+    requested: `rollback of ${id} requested: its ${unrolledCommits(txn)} committed change(s) will be undone in reverse order`,
+  });
 }
 
 export type RollbackOutcome = { ok: true; message: string } | { ok: false; message: string };

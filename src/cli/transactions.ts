@@ -1,15 +1,14 @@
-/** Reading, watching and annotating Transactions, as the person running the CLI. */
-import { API_VERSION, PLURAL, type Transaction } from '../api/v1alpha1/index.ts';
+/**
+ * Reading, watching and annotating Transactions, as the person running the CLI: the Transaction
+ * client (kube/transactions.ts) with the CLI's retries and its wording of what was not found.
+ */
+import { API_VERSION, type Transaction } from '../api/v1alpha1/index.ts';
 import { type KubeClient, PatchType, type WatchEvent } from '../kube/client.ts';
 import { isConflict, isGone, isNotFound } from '../kube/errors.ts';
 import type { ObjectList } from '../kube/resources.ts';
+import { Transactions } from '../kube/transactions.ts';
 import { UsageError } from './command.ts';
 import { isWorthRetrying, RETRY_DELAY_MS, retryUntilAborted, sleep, withRetries } from './retry.ts';
-
-export function transactionsPath(namespace: string | undefined, name?: string, sub?: string): string {
-  const base = `/apis/${API_VERSION}${namespace ? `/namespaces/${namespace}` : ''}/${PLURAL}`;
-  return `${base}${name ? `/${encodeURIComponent(name)}` : ''}${sub ? `/${sub}` : ''}`;
-}
 
 /** The Transaction, or a usage error (exit 2) naming what was not found. */
 export async function getTransaction(
@@ -18,9 +17,7 @@ export async function getTransaction(
   name: string,
 ): Promise<Transaction> {
   try {
-    return await withRetries(() =>
-      client.request<Transaction>({ method: 'GET', path: transactionsPath(namespace, name) }),
-    );
+    return await withRetries(() => new Transactions(client).get(namespace, name));
   } catch (e) {
     if (isNotFound(e) && e.details?.name) {
       throw new UsageError(
@@ -46,9 +43,7 @@ export async function listTransactions(
   query: Record<string, string> = {},
 ): Promise<ObjectList<Transaction>> {
   try {
-    return await withRetries(() =>
-      client.request<ObjectList<Transaction>>({ method: 'GET', path: transactionsPath(namespace), query }),
-    );
+    return await withRetries(() => new Transactions(client).list(namespace, query));
   } catch (e) {
     throw missingCrd(e);
   }
@@ -70,12 +65,11 @@ export async function annotateIf<R>(
     const { annotate, result } = decide(txn);
     if (!annotate) return { txn, result };
     try {
-      const updated = await client.request<Transaction>({
-        method: 'PATCH',
-        path: transactionsPath(namespace, name),
-        contentType: PatchType.merge,
-        body: { metadata: { resourceVersion: txn.metadata.resourceVersion, annotations: annotate } },
-      });
+      const updated = await new Transactions(client).patch(
+        { namespace, name },
+        { metadata: { resourceVersion: txn.metadata.resourceVersion, annotations: annotate } },
+        PatchType.merge,
+      );
       return { txn: updated, result };
     } catch (e) {
       if (!isConflict(e) || attempt >= 5) throw e;
@@ -161,11 +155,7 @@ async function* watchChanges(
     allowWatchBookmarks: true,
     timeoutSeconds: 300,
   };
-  for await (const event of client.watch<Transaction>(
-    transactionsPath(scope.namespace),
-    watchQuery,
-    signal,
-  )) {
+  for await (const event of new Transactions(client).watch(scope.namespace, watchQuery, signal)) {
     if (event.type === 'ERROR') {
       cache.resourceVersion = undefined; // expired: list again
       return;

@@ -3,13 +3,13 @@
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
 import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
-import { API_VERSION, PLURAL } from '../api/v1alpha1/index.ts';
 import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { PatchType } from '../kube/client.ts';
 import { refusalOf } from '../kube/errors.ts';
 import type { EventSink, EventType } from '../kube/events.ts';
 import { type Objects, UnknownKindError } from '../kube/resources.ts';
+import { nameOf, Transactions } from '../kube/transactions.ts';
 import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
 import type { Logger } from '../log/index.ts';
@@ -80,9 +80,6 @@ export interface SagaDeps {
 export interface Item extends ChangeItem {
   lock: LockKey;
 }
-
-const transactionPath = (txn: Transaction, sub?: string) =>
-  `/apis/${API_VERSION}/namespaces/${txn.metadata.namespace}/${PLURAL}/${txn.metadata.name}${sub ? `/${sub}` : ''}`;
 
 export class SagaRun {
   txn: Transaction;
@@ -237,12 +234,11 @@ export class SagaRun {
   }
 
   async #patchStatus(next: TransactionStatus): Promise<Transaction> {
-    const updated = await this.deps.client.request<Transaction>({
-      method: 'PATCH',
-      path: transactionPath(this.txn, 'status'),
-      contentType: PatchType.merge,
-      body: { status: mergePatchOf(this.#persisted, next) },
-    });
+    const updated = await new Transactions(this.deps.client).patchStatus(
+      nameOf(this.txn),
+      { status: mergePatchOf(this.#persisted, next) },
+      PatchType.merge,
+    );
     this.txn = updated;
     this.#persisted = updated.status ?? {};
     this.deps.onWrite(updated);
@@ -251,12 +247,7 @@ export class SagaRun {
 
   /** A JSON patch on the Transaction's metadata (finalizer, one-shot annotations). */
   async patchMetadata(operations: unknown[]): Promise<Transaction> {
-    this.txn = await this.deps.client.request<Transaction>({
-      method: 'PATCH',
-      path: transactionPath(this.txn),
-      contentType: PatchType.json,
-      body: operations,
-    });
+    this.txn = await new Transactions(this.deps.client).patch(nameOf(this.txn), operations, PatchType.json);
     this.#persisted = this.txn.status ?? {};
     this.deps.onWrite(this.txn);
     return this.txn;

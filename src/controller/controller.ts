@@ -6,17 +6,15 @@
 import {
   ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
-  GROUP,
   KIND,
   type Phase,
-  PLURAL,
   sourceSequence,
   type Transaction,
-  VERSION,
 } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
+import { TRANSACTION_MAPPING, transactionsPath } from '../kube/transactions.ts';
 import { LeaseLocks, type LockEvent } from '../locks/lease-locks.ts';
 import type { Logger } from '../log/index.ts';
 import { Pruner, type RetentionOptions } from '../retention/pruner.ts';
@@ -84,7 +82,7 @@ export class TransactionController {
     const now = opts.now ?? Date.now;
     this.#discovery = new Discovery(opts.client);
     for (const m of CORE_MAPPINGS) this.#discovery.seed(m);
-    this.#discovery.seed({ group: GROUP, version: VERSION, kind: KIND, resource: PLURAL, namespaced: true });
+    this.#discovery.seed(TRANSACTION_MAPPING);
     const locks = new LeaseLocks(opts.client, {
       now,
       ...(opts.metrics && { onEvent: opts.metrics.lockOperation }),
@@ -118,12 +116,9 @@ export class TransactionController {
     };
     this.#reconciler = new Reconciler(deps);
     this.#deps = deps;
-    const path = opts.watchNamespace
-      ? `/apis/${API_VERSION}/namespaces/${opts.watchNamespace}/${PLURAL}`
-      : `/apis/${API_VERSION}/${PLURAL}`;
     this.informer = new Informer<Transaction>({
       client: opts.client,
-      path,
+      path: transactionsPath(opts.watchNamespace),
       // Server-side: another installation's Transactions never reach this one (nor its pruner).
       labelSelector: transactionSelector(opts.instance),
       transform: (txn) => compactForCache(dropManagedFields(txn)),

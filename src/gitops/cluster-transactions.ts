@@ -16,6 +16,7 @@ import { handles, withInstanceLabel } from '../controller/installation.ts';
 import { PatchType } from '../kube/client.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound, type KubeApiError } from '../kube/errors.ts';
 import type { Objects } from '../kube/resources.ts';
+import { TRANSACTION_MAPPING } from '../kube/transactions.ts';
 import type { RollbackRefusal } from './materialize-records.ts';
 import { adoption } from './provenance.ts';
 import { type RollbackOrigin, rollbackVerdict } from './rollback-verdict.ts';
@@ -40,15 +41,6 @@ export interface TransactionApi {
   ): Promise<RollbackOutcome>;
 }
 
-/** The Transaction mapping, so creating one costs no discovery request. */
-export const TRANSACTION_MAPPING = {
-  group: 'tx.janus.io',
-  version: 'v1alpha1',
-  kind: KIND,
-  resource: 'transactions',
-  namespaced: true,
-} as const;
-
 export class KubeTransactionApi implements TransactionApi {
   readonly #objects: Objects;
   readonly #instance: string | undefined;
@@ -57,6 +49,7 @@ export class KubeTransactionApi implements TransactionApi {
   constructor(objects: Objects, instance?: string) {
     this.#objects = objects;
     this.#instance = instance;
+    // So that creating one costs no discovery request.
     objects.discovery.seed(TRANSACTION_MAPPING);
   }
 

@@ -6,6 +6,7 @@
  * on the results branch is never applied again, however it reappears (a re-processed commit,
  * a force-push, a lost cursor). Only a directory that was rejected, or never seen, is applied.
  */
+import { isPhase, leavesWork, verdictIn } from '../api/requests.ts';
 import type { DirectoryChangeKind } from '../git/changes.ts';
 import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { RecordedOutcome } from '../results/results-reader.ts';
@@ -55,16 +56,14 @@ export type DirectoryAction =
   | { do: 'notice'; notice: NoticeKind };
 
 const UNAPPLIED = new Set([PHASE_REJECTED]);
-/** Phases in which a rollback request still has something to act on. */
-const ROLLBACK_TARGET_PHASES = new Set([
-  'Pending',
-  'Preparing',
-  'Prepared',
-  'Committing',
-  'Verifying',
-  'Committed',
-  'Unknown',
-]);
+/**
+ * Whether a rollback request still has something to act on in a recorded phase, as the requests
+ * table says for a ROLLBACK file; an unreadable record ('Unknown') may be anything, so it may.
+ */
+function rollbackTakes(recordedPhase: string): boolean {
+  if (!isPhase(recordedPhase)) return recordedPhase === 'Unknown';
+  return leavesWork(verdictIn('rollback', recordedPhase), true);
+}
 
 /** The actions for one directory change, in order; empty when nothing is to be done. */
 export function decideDirectory(
@@ -83,9 +82,7 @@ export function decideDirectory(
   // Seen again without an edit (a re-processed commit, a lost cursor): a ROLLBACK file still asks
   // for a rollback only while there is something to roll back, so nothing is undone twice.
   const wantsRollback =
-    rollback !== undefined &&
-    facts.rollbackAdded &&
-    (!firstSight || ROLLBACK_TARGET_PHASES.has(recorded.phase));
+    rollback !== undefined && facts.rollbackAdded && (!firstSight || rollbackTakes(recorded.phase));
   if (wantsRollback) actions.push(rollbackAction(facts, recorded, rollback));
   if (!firstSight) {
     const edited = facts.changedFiles.filter((f) => !(wantsRollback && f === ROLLBACK_FILE));

@@ -8,13 +8,13 @@
  * namesake created since (retention freed the name), one a tenant created, or one a forged
  * record points at is left alone, with a notice saying why.
  */
+import { acceptance, leavesWork, phaseOf } from '../api/requests.ts';
 import {
   ANNOTATION_REQUEST_ROLLBACK,
   ANNOTATION_SOURCE_PATH,
   ANNOTATION_SOURCE_REPOSITORY,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
-import { isTerminal } from '../saga/status.ts';
 import type { RollbackRefusal } from './materialize-records.ts';
 
 /** What created the Transaction a ROLLBACK file is about, as the results branch and Git say. */
@@ -50,9 +50,7 @@ export function rollbackVerdict(current: Transaction | undefined, origin: Rollba
     };
   }
   if (ANNOTATION_REQUEST_ROLLBACK in annotations) return { kind: 'requested' };
-  const phase = current.status?.phase ?? 'Pending';
-  // In flight: the controller acts on the request once the transaction is Committed.
-  if ((phase !== 'Committed' && isTerminal(phase)) || phase === 'RollingBack')
-    return { kind: 'refused', refusal: { kind: 'phase', phase } };
-  return { kind: 'request' };
+  // A ROLLBACK file is read once: in flight, its request waits until the transaction is Committed.
+  if (leavesWork(acceptance('rollback', current).verdict, true)) return { kind: 'request' };
+  return { kind: 'refused', refusal: { kind: 'phase', phase: phaseOf(current) } };
 }

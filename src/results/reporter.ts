@@ -12,15 +12,14 @@
 import PQueue from 'p-queue';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
-  API_VERSION,
   type Phase,
-  PLURAL,
   sourceSequence,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
 import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
 import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
+import { transactionsPath } from '../kube/transactions.ts';
 import type { Logger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import { Informer } from '../runtime/informer.ts';
@@ -72,12 +71,9 @@ export class ResultsReporter {
 
   constructor(options: ReporterOptions) {
     this.#o = options;
-    const path = options.watchNamespace
-      ? `/apis/${API_VERSION}/namespaces/${options.watchNamespace}/${PLURAL}`
-      : `/apis/${API_VERSION}/${PLURAL}`;
     this.informer = new Informer<Transaction>({
       client: options.client,
-      path,
+      path: transactionsPath(options.watchNamespace),
       labelSelector: transactionSelector(options.instance),
       transform: slim,
       pageSize: TRANSACTION_PAGE_SIZE,

@@ -2,14 +2,8 @@
  * What to do next with a Transaction, decided from its persisted state and the clock alone.
  * Pure: every side effect is carried out by the controller's stages (src/controller/stages).
  */
-import {
-  ANNOTATION_CANCEL,
-  ANNOTATION_REQUEST_ROLLBACK,
-  ANNOTATION_RETRY_ROLLBACK,
-  FINALIZER,
-  type Phase,
-  type Transaction,
-} from '../api/v1alpha1/index.ts';
+import { acceptance, phaseOf, REQUEST_ANNOTATIONS, type RequestKind, requestsOn } from '../api/requests.ts';
+import { FINALIZER, type Phase, type Transaction } from '../api/v1alpha1/index.ts';
 import { pendingCheck } from './health-gate.ts';
 import { isTerminal } from './status.ts';
 
@@ -47,10 +41,6 @@ export type Step =
   | { do: 'wait'; untilMs: number }
   | { do: 'nothing' };
 
-export function phaseOf(txn: Transaction): Phase {
-  return txn.status?.phase ?? 'Pending';
-}
-
 /** Committed changes whose rollback has not happened (conflicts included). */
 export function unrolledCommits(txn: Transaction): number {
   return (txn.status?.items ?? []).filter((i) => i.committed && !i.rolledBack).length;
@@ -69,9 +59,11 @@ export function decide(txn: Transaction, nowMs: number): Step {
   const hasFinalizer = txn.metadata.finalizers?.includes(FINALIZER) ?? false;
   if (txn.metadata.deletionTimestamp) return hasFinalizer ? { do: 'finalize' } : { do: 'nothing' };
   const phase = phaseOf(txn);
-  if (isTerminal(phase)) return decideTerminal(txn, phase, hasFinalizer, nowMs);
-  if (!hasFinalizer) return { do: 'addFinalizer' };
-  if (ANNOTATION_CANCEL in (txn.metadata.annotations ?? {})) return decideCancel(phase);
+  const terminal = isTerminal(phase);
+  if (!terminal && !hasFinalizer) return { do: 'addFinalizer' };
+  const request = decideRequests(txn);
+  if (request) return request;
+  if (terminal) return decideTerminal(txn, phase, hasFinalizer, nowMs);
   switch (phase) {
     case 'Pending':
       return { do: 'start' };
@@ -88,55 +80,30 @@ export function decide(txn: Transaction, nowMs: number): Step {
   return { do: 'nothing' };
 }
 
+const CAUSES: Record<RequestKind, RollbackCause> = {
+  cancel: 'Cancelled',
+  rollback: 'RollbackRequested',
+  'retry-rollback': 'RollbackRetried',
+};
+
 /**
- * A cancel in flight: whatever was committed so far is rolled back (nothing, before the commit),
- * so the cluster ends as it was. A rollback already under way just goes on.
+ * The one-shot annotations set, as the requests table judges them in this phase: the first one
+ * that applies begins the rollback; one that does not is removed, saying why; one that must
+ * wait stays until the phase changes.
  */
-function decideCancel(phase: Phase): Step {
-  if (phase === 'RollingBack') {
-    return {
-      do: 'dropAnnotation',
-      annotation: ANNOTATION_CANCEL,
-      why: 'the transaction is already rolling back',
-    };
+function decideRequests(txn: Transaction): Step | undefined {
+  for (const request of requestsOn(txn)) {
+    const annotation = REQUEST_ANNOTATIONS[request];
+    const { verdict, message } = acceptance(request, txn);
+    if (verdict === 'accept')
+      return { do: 'beginRollback', cause: CAUSES[request], consumeAnnotation: annotation };
+    if (verdict !== 'wait') return { do: 'dropAnnotation', annotation, why: message };
   }
-  return { do: 'beginRollback', cause: 'Cancelled', consumeAnnotation: ANNOTATION_CANCEL };
+  return undefined;
 }
 
-/** Committed, RolledBack or Failed: one-shot annotations, bounded recovery, then cleanup. */
+/** Committed, RolledBack or Failed, with no request: bounded recovery, then cleanup. */
 function decideTerminal(txn: Transaction, phase: Phase, hasFinalizer: boolean, nowMs: number): Step {
-  const annotations = txn.metadata.annotations ?? {};
-  if (ANNOTATION_CANCEL in annotations) {
-    return {
-      do: 'dropAnnotation',
-      annotation: ANNOTATION_CANCEL,
-      why: `cancel applies to transactions in flight; this one is already ${phase}${phase === 'Committed' ? ' (janus rollback undoes it)' : ''}`,
-    };
-  }
-  if (ANNOTATION_REQUEST_ROLLBACK in annotations) {
-    return phase === 'Committed'
-      ? { do: 'beginRollback', cause: 'RollbackRequested', consumeAnnotation: ANNOTATION_REQUEST_ROLLBACK }
-      : {
-          do: 'dropAnnotation',
-          annotation: ANNOTATION_REQUEST_ROLLBACK,
-          why: `request-rollback applies to Committed transactions; this one is ${phase}`,
-        };
-  }
-  if (ANNOTATION_RETRY_ROLLBACK in annotations) {
-    // Any committed change counts: after `janus recover` restored the last conflicts by hand,
-    // a retry finds nothing left to undo and ends RolledBack.
-    if (phase === 'Failed' && (txn.status?.items ?? []).some((i) => i.committed)) {
-      return { do: 'beginRollback', cause: 'RollbackRetried', consumeAnnotation: ANNOTATION_RETRY_ROLLBACK };
-    }
-    return {
-      do: 'dropAnnotation',
-      annotation: ANNOTATION_RETRY_ROLLBACK,
-      why:
-        phase === 'Failed'
-          ? 'retry-rollback: nothing was committed, so nothing is left to roll back'
-          : `retry-rollback applies to Failed transactions; this one is ${phase}`,
-    };
-  }
   if (
     phase === 'Failed' &&
     retryableUnrolled(txn) > 0 &&

@@ -1,7 +1,7 @@
 /** `janus recover <name>`: inspect, and on request restore, what a failed rollback left standing. */
-import { ANNOTATION_RETRY_ROLLBACK, type Transaction } from '../../api/v1alpha1/index.ts';
+import { acceptance, leavesWork, REQUEST_ANNOTATIONS } from '../../api/requests.ts';
+import type { Transaction } from '../../api/v1alpha1/index.ts';
 import { restore } from '../../changes/restore.ts';
-import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { EventRecorder } from '../../kube/events.ts';
 import { whoAmI } from '../../kube/who-am-i.ts';
@@ -11,9 +11,9 @@ import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams, type Streams } from '../output.ts';
 import { type InspectedItem, inspectItem, otherLockHolder } from '../recover-items.ts';
-import { describeOperation, markRestoredPatch, parseSelection, standingItems } from '../recover-plan.ts';
+import { describeOperation, parseSelection, standingItems } from '../recover-plan.ts';
 import { rollbackOutcome } from '../rollback-request.ts';
-import { getTransaction, transactionsPath } from '../transactions.ts';
+import { annotateIf, getTransaction } from '../transactions.ts';
 import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
 
 export default defineCommand({
@@ -31,10 +31,11 @@ current object for those conflicts: the whole object is replaced by its prior st
 if it was deleted, deleted if the transaction had created it), so the other writer's change is
 discarded as the diff shows. The write runs as the transaction's ServiceAccount, through
 impersonation (you need the "impersonate" verb on it), and only if the object is still exactly
-what was shown. Then those changes are marked rolled back in the Transaction's status (you need
-"patch" on transactions/status) and tx.janus.io/retry-rollback is set, so the controller
-finishes the rollback: RolledBack once nothing is left standing. A change whose undo was refused
-for another reason (RBAC, admission) is not a conflict: fix the cause and run janus rollback.
+what was shown. Then tx.janus.io/retry-rollback is set (you need "patch" on transactions), so
+the controller finishes the rollback: it finds the restored targets as they were before the
+transaction and records them rolled back, RolledBack once nothing is left standing. Recover
+never writes the Transaction's status. A change whose undo was refused for another reason
+(RBAC, admission) is not a conflict: fix the cause and run janus rollback.
 
 Exit status: 0 shown, or every chosen change restored; 1 a chosen change could not be restored,
 or with --wait the transaction did not end RolledBack; 2 usage error, the Transaction does not
@@ -82,7 +83,7 @@ Examples:
       const restored = await restoreSelected(cluster, txn, inspected, selection, streams);
       if (restored.length === 0) return 1;
       const user = await whoAmI(cluster.client);
-      await markRestored(cluster, txn, restored, user);
+      await askToFinish(cluster, txn, restored, user);
       const failed = selection.length - restored.length;
       if (!values.wait) {
         streams.stderr.write(
@@ -96,7 +97,7 @@ Examples:
         name,
         timeoutMs,
         progress: streams.stderr,
-        outcome: (t) => rollbackOutcome(t, ANNOTATION_RETRY_ROLLBACK),
+        outcome: (t) => rollbackOutcome(t, REQUEST_ANNOTATIONS['retry-rollback']),
       });
       streams.stderr.write(`${outcome.message}\n`);
       return outcome.ok && failed === 0 ? 0 : 1;
@@ -210,33 +211,19 @@ async function restoreSelected(
   return restored;
 }
 
-/** Records the restores in the status and an Event, then asks the controller to finish. */
-async function markRestored(
+/**
+ * Records who restored what as an Event, then asks the controller to finish the rollback with a
+ * retry-rollback request: the controller, the only writer of the status, undoes the remaining
+ * changes again and finds the restored ones already as they were before the transaction. A
+ * request that must wait (a rollback is running) is left for the controller to take at its end.
+ */
+async function askToFinish(
   cluster: Cluster,
   txn: Transaction,
   indices: number[],
   user: string | undefined,
 ): Promise<void> {
   const by = `janus recover${user ? ` by ${user}` : ''}`;
-  const errors = txn.status?.items ?? [];
-  try {
-    await cluster.client.request({
-      method: 'PATCH',
-      path: transactionsPath(txn.metadata.namespace, txn.metadata.name, 'status'),
-      contentType: PatchType.json,
-      body: markRestoredPatch(
-        indices,
-        (i) => `restored to its prior state by hand (${by}); was: ${errors[i]?.error ?? 'a conflict'}`,
-      ),
-    });
-  } catch (e) {
-    // The targets are restored; only the record is missing. A new run shows them matching and can mark them.
-    throw new UsageError(
-      `changes ${indices.join(', ')} were restored, but marking them in the status failed (${(e as Error).message}). ` +
-        `Run janus recover ${txn.metadata.name} -n ${txn.metadata.namespace} --apply ${indices.join(',')} again to record it`,
-      1,
-    );
-  }
   const events = new EventRecorder(cluster.client, { component: 'janus-cli', instance: user ?? 'unknown' });
   await events.record(
     txn,
@@ -244,10 +231,23 @@ async function markRestored(
     'RecoveredByHand',
     `changes ${indices.join(', ')} restored to their prior state (${by})`,
   );
-  await cluster.client.request({
-    method: 'PATCH',
-    path: transactionsPath(txn.metadata.namespace, txn.metadata.name),
-    contentType: PatchType.merge,
-    body: { metadata: { annotations: { [ANNOTATION_RETRY_ROLLBACK]: by } } },
-  });
+  const annotation = REQUEST_ANNOTATIONS['retry-rollback'];
+  const { result: refusal } = await annotateIf(
+    cluster.client,
+    txn.metadata.namespace ?? '',
+    txn.metadata.name,
+    (current) => {
+      const { verdict, message } = acceptance('retry-rollback', current);
+      if (!leavesWork(verdict, true)) return { result: message };
+      const asked = annotation in (current.metadata.annotations ?? {});
+      return { ...(!asked && { annotate: { [annotation]: by } }), result: undefined };
+    },
+  );
+  if (refusal !== undefined) {
+    // The targets are restored; only the request is missing, and the controller would not take it now.
+    throw new UsageError(
+      `changes ${indices.join(', ')} were restored, but the controller was not asked to finish the rollback: ${refusal}`,
+      1,
+    );
+  }
 }

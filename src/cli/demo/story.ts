@@ -10,9 +10,9 @@ import type { Transaction } from '../../api/v1alpha1/index.ts';
 import { PatchType } from '../../kube/client.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import type { Objects } from '../../kube/resources.ts';
+import { transactionsPath } from '../../kube/transactions.ts';
 import { DEFAULT_RESULTS_BRANCH, resultPath } from '../../results/index.ts';
 import { UsageError } from '../command.ts';
-import { transactionsPath } from '../transactions.ts';
 import type { Cleanup } from './cleanup.ts';
 import {
   adminObjects,

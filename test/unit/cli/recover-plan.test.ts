@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { markRestoredPatch, parseSelection, standingItems } from '../../../src/cli/recover-plan.ts';
+import { parseSelection, standingItems } from '../../../src/cli/recover-plan.ts';
 import { item, txn } from './fixtures.ts';
 
 const failed = txn({
@@ -43,17 +43,5 @@ describe('parseSelection', () => {
     expect(() => parseSelection('all', standingItems(txn({ phase: 'Failed', items: [] })))).toThrow(
       /no change is in conflict/,
     );
-  });
-});
-
-describe('markRestoredPatch', () => {
-  it('marks each change rolled back and no longer in conflict, only if still Failed and committed', () => {
-    expect(markRestoredPatch([1], (i) => `note ${i}`)).toEqual([
-      { op: 'test', path: '/status/phase', value: 'Failed' },
-      { op: 'test', path: '/status/items/1/committed', value: true },
-      { op: 'add', path: '/status/items/1/rolledBack', value: true },
-      { op: 'add', path: '/status/items/1/conflict', value: false },
-      { op: 'add', path: '/status/items/1/error', value: 'note 1' },
-    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { phaseOf } from '../../../src/api/requests.ts';
 import {
   ANNOTATION_REQUEST_ROLLBACK,
   ANNOTATION_RETRY_ROLLBACK,
@@ -7,7 +8,6 @@ import {
 import {
   decide,
   MAX_RECOVERY_ATTEMPTS,
-  phaseOf,
   RECOVERY_BASE_DELAY_MS,
   recoveryDelayMs,
   unrolledCommits,
@@ -131,10 +131,22 @@ describe('decide: in-flight phases', () => {
     ).toEqual({ do: 'rollback' });
   });
 
-  it.each(IN_FLIGHT)('%s leaves one-shot annotations in place until the transaction is terminal', (phase) => {
-    const step = decide(txnIn({ phase, annotations: { ...request, ...retry } }), NOW);
-    expect(step.do).not.toBe('beginRollback');
-    expect(step.do).not.toBe('dropAnnotation');
+  it.each(IN_FLIGHT.filter((p) => p !== 'RollingBack'))(
+    '%s leaves one-shot annotations in place until the transaction is terminal',
+    (phase) => {
+      const step = decide(txnIn({ phase, annotations: { ...request, ...retry } }), NOW);
+      expect(step.do).not.toBe('beginRollback');
+      expect(step.do).not.toBe('dropAnnotation');
+    },
+  );
+
+  it('RollingBack drops request-rollback (the rollback is under way) and keeps retry-rollback for its end', () => {
+    expect(decide(txnIn({ phase: 'RollingBack', annotations: request }), NOW)).toMatchObject({
+      do: 'dropAnnotation',
+      annotation: ANNOTATION_REQUEST_ROLLBACK,
+      why: 'shop/deploy-v2 is already rolling back',
+    });
+    expect(decide(txnIn({ phase: 'RollingBack', annotations: retry }), NOW)).toEqual({ do: 'rollback' });
   });
 
   it('ignores the recovery schedule while in flight: a RollingBack transaction just rolls back', () => {
@@ -177,11 +189,27 @@ describe('decide: tx.janus.io/request-rollback', () => {
     },
   );
 
-  it.each(['RolledBack', 'Failed'] as const)('on %s is dropped with a reason naming the phase', (phase) => {
-    const step = decide(txnIn({ phase, annotations: request, items: [item.failedToRollBack()] }), NOW);
+  it('on Failed is dropped with a reason naming the phase, and the retry to ask instead', () => {
+    const step = decide(
+      txnIn({ phase: 'Failed', annotations: request, items: [item.failedToRollBack()] }),
+      NOW,
+    );
     expect(step).toMatchObject({ do: 'dropAnnotation', annotation: ANNOTATION_REQUEST_ROLLBACK });
-    expect(step.do === 'dropAnnotation' && step.why).toContain(phase);
+    expect(step.do === 'dropAnnotation' && step.why).toContain('is Failed');
     expect(step.do === 'dropAnnotation' && step.why).toContain('Committed');
+    expect(step.do === 'dropAnnotation' && step.why).toContain('retry-rollback');
+  });
+
+  it('on RolledBack is dropped: it is already rolled back', () => {
+    const step = decide(
+      txnIn({ phase: 'RolledBack', annotations: request, items: [item.rolledBack()] }),
+      NOW,
+    );
+    expect(step).toEqual({
+      do: 'dropAnnotation',
+      annotation: ANNOTATION_REQUEST_ROLLBACK,
+      why: 'shop/deploy-v2 is already rolled back',
+    });
   });
 
   it('wins over retry-rollback when both are set; retry-rollback is handled on a later pass', () => {
@@ -230,15 +258,18 @@ describe('decide: tx.janus.io/retry-rollback', () => {
     expect(step.do === 'dropAnnotation' && step.why).toMatch(/nothing is left to roll back/);
   });
 
-  it.each(['Committed', 'RolledBack'] as const)(
-    'on %s is dropped with a reason naming the phase',
-    (phase) => {
-      const step = decide(txnIn({ phase, annotations: retry, items: [item.committed()] }), NOW);
-      expect(step).toMatchObject({ do: 'dropAnnotation', annotation: ANNOTATION_RETRY_ROLLBACK });
-      expect(step.do === 'dropAnnotation' && step.why).toContain(phase);
-      expect(step.do === 'dropAnnotation' && step.why).toContain('Failed');
-    },
-  );
+  it('on Committed is dropped with a reason naming the phase and janus rollback', () => {
+    const step = decide(txnIn({ phase: 'Committed', annotations: retry, items: [item.committed()] }), NOW);
+    expect(step).toMatchObject({ do: 'dropAnnotation', annotation: ANNOTATION_RETRY_ROLLBACK });
+    expect(step.do === 'dropAnnotation' && step.why).toContain('is Committed');
+    expect(step.do === 'dropAnnotation' && step.why).toContain('applies to Failed transactions');
+    expect(step.do === 'dropAnnotation' && step.why).toContain('janus rollback');
+  });
+
+  it('on RolledBack is dropped: it is already rolled back', () => {
+    const step = decide(txnIn({ phase: 'RolledBack', annotations: retry, items: [item.rolledBack()] }), NOW);
+    expect(step).toMatchObject({ do: 'dropAnnotation', why: 'shop/deploy-v2 is already rolled back' });
+  });
 });
 
 describe('decide: bounded automatic recovery from Failed', () => {
