@@ -1,11 +1,11 @@
 /**
- * Everyone who asks or answers a request decides from the requests table, and from nothing else:
- * with the table's verdict forced to each value in turn, `janus rollback`, `janus cancel`, a
- * ROLLBACK file (the poller's decision and the verdict against the cluster) and the controller
- * all follow it. A caller that kept its own list of phases would ignore the forced verdict.
+ * Everyone who asks or answers a request decides as the requests table says, in every phase:
+ * `janus rollback`, `janus cancel`, a ROLLBACK file (the poller's decision and the verdict
+ * against the cluster) and the controller. The refusals carry the table's own words, so a caller
+ * that kept its own list of phases, or its own messages, differs somewhere below.
  */
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Verdict } from '../../../src/api/requests.ts';
+import { describe, expect, it } from 'vitest';
+import { acceptance, type Verdict, verdictIn } from '../../../src/api/requests.ts';
 import {
   ANNOTATION_CANCEL,
   ANNOTATION_REQUEST_ROLLBACK,
@@ -22,20 +22,7 @@ import { rollbackVerdict } from '../../../src/gitops/rollback-verdict.ts';
 import { decide } from '../../../src/saga/decide.ts';
 import { item, txnIn } from '../saga/transaction-fixture.ts';
 
-const forced = vi.hoisted(() => ({ verdict: undefined as Verdict | undefined }));
-
-vi.mock('../../../src/api/requests.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../src/api/requests.ts')>();
-  return {
-    ...real,
-    acceptance: (...args: Parameters<typeof real.acceptance>) =>
-      forced.verdict ? { verdict: forced.verdict, message: 'as the table says' } : real.acceptance(...args),
-    verdictIn: (...args: Parameters<typeof real.verdictIn>) => forced.verdict ?? real.verdictIn(...args),
-  };
-});
-
-const VERDICTS: readonly Verdict[] = ['accept', 'wait', 'underway', 'done', 'refuse'];
-const cases = VERDICTS.flatMap((verdict) => PHASES.map((phase) => [verdict, phase] as const));
+const phases = PHASES.map((phase) => [phase] as const);
 
 /** What a person at the CLI is told, per verdict. */
 const CLI: Record<Verdict, string> = {
@@ -46,38 +33,34 @@ const CLI: Record<Verdict, string> = {
   refuse: 'refused',
 };
 
-beforeEach(() => {
-  forced.verdict = undefined;
-});
-
 describe('decisions derived from the requests table', () => {
-  it.each(cases)('janus cancel and janus rollback follow the table (%s in %s)', (verdict, phase) => {
-    forced.verdict = verdict;
+  it.each(phases)('janus cancel and janus rollback follow the table (in %s)', (phase) => {
     const txn = txnIn({ phase, items: [item.committed()] });
-    for (const decision of [decideCancel(txn), decideRollback(txn)]) {
-      expect(decision.kind).toBe(CLI[verdict]);
-      if (verdict !== 'accept') expect(decision.message).toBe('as the table says');
+    const rollback = acceptance('rollback', txn);
+    const asked = [
+      [decideCancel(txn), acceptance('cancel', txn)],
+      [decideRollback(txn), rollback.instead ? acceptance(rollback.instead, txn) : rollback],
+    ] as const;
+    for (const [decision, table] of asked) {
+      expect(decision.kind).toBe(CLI[table.verdict]);
+      if (table.verdict !== 'accept') expect(decision.message).toBe(table.message);
     }
   });
 
-  it.each(cases)('the controller follows the table (%s in %s)', (verdict, phase) => {
-    forced.verdict = verdict;
-    const step = decide(
-      txnIn({ phase, items: [item.committed()], annotations: { [ANNOTATION_CANCEL]: 'x' } }),
-      0,
-    );
+  it.each(phases)('the controller follows the table (in %s)', (phase) => {
+    const txn = txnIn({ phase, items: [item.committed()], annotations: { [ANNOTATION_CANCEL]: 'x' } });
+    const { verdict, message } = acceptance('cancel', txn);
+    const step = decide(txn, 0);
     if (verdict === 'accept')
       expect(step).toEqual({ do: 'beginRollback', cause: 'Cancelled', consumeAnnotation: ANNOTATION_CANCEL });
     else if (verdict === 'wait') {
       // Kept: the saga goes on as without it.
       expect(step.do).not.toBe('dropAnnotation');
       expect(step).not.toMatchObject({ consumeAnnotation: ANNOTATION_CANCEL });
-    } else
-      expect(step).toEqual({ do: 'dropAnnotation', annotation: ANNOTATION_CANCEL, why: 'as the table says' });
+    } else expect(step).toEqual({ do: 'dropAnnotation', annotation: ANNOTATION_CANCEL, why: message });
   });
 
-  it.each(cases)('a ROLLBACK file against the cluster follows the table (%s in %s)', (verdict, phase) => {
-    forced.verdict = verdict;
+  it.each(phases)('a ROLLBACK file against the cluster follows the table (in %s)', (phase) => {
     const origin = { uid: 'u-1', repository: 'https://git.example.com/r.git', path: 'transactions/deploy' };
     const current = txnIn({
       phase,
@@ -87,6 +70,7 @@ describe('decisions derived from the requests table', () => {
       },
     });
     current.metadata.uid = origin.uid;
+    const verdict = acceptance('rollback', current).verdict;
     const takes = verdict === 'accept' || verdict === 'wait';
     expect(rollbackVerdict(current, origin)).toEqual(
       takes ? { kind: 'request' } : { kind: 'refused', refusal: { kind: 'phase', phase } },
@@ -96,38 +80,42 @@ describe('decisions derived from the requests table', () => {
     expect(rollbackVerdict(current, origin)).toEqual({ kind: 'requested' });
   });
 
-  it.each(cases)(
-    'the poller, seeing a ROLLBACK file again, follows the table (%s in %s)',
-    async (verdict, phase) => {
-      forced.verdict = verdict;
-      const files = {
-        'transaction.yaml':
-          'apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: deploy\nspec:\n  serviceAccountName: deployer\n',
-        '10-app.patch.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  v: "2"\n',
-        ROLLBACK: 'INC-42',
-      };
-      const parsed = await parseTransactionDirectory(
-        memoryReader(
-          Object.fromEntries(Object.entries(files).map(([n, t]) => [`transactions/deploy/${n}`, t])),
-        ),
-        'transactions/deploy',
-        { policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deployer' }) },
-      );
-      const actions = decideDirectory(
-        {
-          path: 'transactions/deploy',
-          name: 'deploy',
-          kind: 'added',
-          commit: 'a'.repeat(40),
-          parsed,
-          namespace: 'default',
-          changedFiles: [],
-          rollbackAdded: true,
-        },
-        { phase: phase satisfies Phase, path: 'transactions/deploy', uid: 'u-1' },
-      );
-      const takes = verdict === 'accept' || verdict === 'wait';
-      expect(actions.map((a) => a.do)).toEqual(takes ? ['request-rollback'] : []);
-    },
-  );
+  it('covers every verdict the table gives somewhere', () => {
+    const seen = new Set(
+      (['cancel', 'rollback', 'retry-rollback'] as const).flatMap((r) => PHASES.map((p) => verdictIn(r, p))),
+    );
+    expect([...seen].sort()).toEqual(['accept', 'done', 'refuse', 'underway', 'wait']);
+  });
+
+  it.each(phases)('the poller, seeing a ROLLBACK file again, follows the table (in %s)', async (phase) => {
+    const verdict = verdictIn('rollback', phase);
+    const files = {
+      'transaction.yaml':
+        'apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: deploy\nspec:\n  serviceAccountName: deployer\n',
+      '10-app.patch.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  v: "2"\n',
+      ROLLBACK: 'INC-42',
+    };
+    const parsed = await parseTransactionDirectory(
+      memoryReader(
+        Object.fromEntries(Object.entries(files).map(([n, t]) => [`transactions/deploy/${n}`, t])),
+      ),
+      'transactions/deploy',
+      { policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deployer' }) },
+    );
+    const actions = decideDirectory(
+      {
+        path: 'transactions/deploy',
+        name: 'deploy',
+        kind: 'added',
+        commit: 'a'.repeat(40),
+        parsed,
+        namespace: 'default',
+        changedFiles: [],
+        rollbackAdded: true,
+      },
+      { phase: phase satisfies Phase, path: 'transactions/deploy', uid: 'u-1' },
+    );
+    const takes = verdict === 'accept' || verdict === 'wait';
+    expect(actions.map((a) => a.do)).toEqual(takes ? ['request-rollback'] : []);
+  });
 });
