@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { applyManifests } from '../../../src/cli/demo/manifests.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { type ControllerProcess, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
-import { applyManifests } from '../../support/manifests.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
 import { grantRole, leasesOf, testNamespace, transaction, txnRef, waitForPhase } from '../../support/saga.ts';
 import { availableWith, deployment } from '../../support/workloads.ts';
