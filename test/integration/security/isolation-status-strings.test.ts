@@ -203,8 +203,12 @@ describe('a status write refused for a reason nobody thought of', () => {
         /the API server refused the status for (RollingBack|RolledBack)/,
       );
       expect(conditionOf(txn, 'Ready')?.message).not.toContain('plumbus');
-      const events = await clients.admin.list('v1', 'Event', ns);
-      expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('StatusWriteRefused');
+      // Created once the refused write is retried without messages; when the refusal came only at
+      // RolledBack, that is after waitForPhase saw the phase.
+      await eventually(async () => {
+        const events = await clients.admin.list('v1', 'Event', ns);
+        expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('StatusWriteRefused');
+      });
     });
   });
 });
