@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ControllerProcess, startController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
+import { createConfigMaps, patchingEach } from '../../support/patch-each.ts';
 import {
   ALL_ON_CONFIGMAPS,
   cmTarget,
@@ -36,14 +37,8 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 describe('operations endpoints', () => {
   it('export the saga metrics of SPEC §6 and report readiness', async () => {
-    for (const name of ['a', 'b', 'c']) await clients.admin.create(configMap(ns.name, name, { v: '1' }));
-    await clients.admin.create(
-      transaction(
-        ns.name,
-        'measured',
-        ['a', 'b', 'c'].map((n) => ({ target: cmTarget(n), type: 'Patch', content: { data: { v: '2' } } })),
-      ),
-    );
+    await createConfigMaps(clients.admin, ns.name, ['a', 'b', 'c'], () => ({ v: '1' }));
+    await clients.admin.create(patchingEach(ns.name, 'measured', ['a', 'b', 'c'], { v: '2' }));
     await waitForPhase(clients.admin, ns.name, 'measured', 'Committed');
     const url = await controller.opsUrl();
 
