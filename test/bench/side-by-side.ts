@@ -15,10 +15,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startControlPlane } from '../../src/cli/demo/control-plane.ts';
+import { buildControlPlane } from '../../src/cli/demo/control-plane-binaries.ts';
+import { applyManifests, readManifests } from '../../src/cli/demo/manifests.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, type KubeObject, Objects } from '../../src/kube/resources.ts';
-import { buildControlPlane, startControlPlane } from '../support/control-plane.ts';
-import { applyManifests, readManifests } from '../support/manifests.ts';
 import { reapOnExit } from '../support/reap.ts';
 import {
   ALL_ON_CONFIGMAPS,

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { kubeconfigYaml } from './control-plane.ts';
+import { kubeconfigYaml } from '../../src/cli/demo/control-plane.ts';
 
 /** Per-connection headers: each side of the proxy sets its own. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);

@@ -3,6 +3,8 @@
  * killing the controller (SIGKILL, from inside, right after its k-th request) and restarting it,
  * and compares every outcome with the uninterrupted one.
  */
+
+import { expect } from 'vitest';
 import type { Phase, Transaction } from '../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../src/kube/resources.ts';
 import { startController } from './controller-process.ts';
@@ -101,6 +103,43 @@ export async function run(
 }
 
 export { txnRef };
+
+/**
+ * Runs `scenario` once uninterrupted (the baseline), then once per API request k from
+ * `firstRequest(baseline)` (which may also check the baseline) to the baseline's last, killed
+ * after its k-th request; each run in a fresh namespace from `freshNamespace`, deleted afterwards.
+ */
+export async function killedAfterEveryRequest(
+  admin: Objects,
+  kubeconfig: string,
+  scenario: Scenario,
+  freshNamespace: (label: string) => Promise<string>,
+  firstRequest: (baseline: Outcome) => number,
+): Promise<{ baseline: Outcome; outcomes: Array<Outcome & { k: number }> }> {
+  const baseline = await run(admin, kubeconfig, scenario, await freshNamespace('base'));
+  const outcomes: Array<Outcome & { k: number }> = [];
+  for (let k = firstRequest(baseline); k <= baseline.requests; k++) {
+    const namespace = await freshNamespace(String(k));
+    outcomes.push({ ...(await run(admin, kubeconfig, scenario, namespace, k)), k });
+    await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
+  }
+  return { baseline, outcomes };
+}
+
+/** Every outcome ends where the uninterrupted run did: the same phase, item status and targets. */
+export function expectEndsAsBaseline(
+  outcomes: ReadonlyArray<Outcome & { k: number }>,
+  baseline: Outcome,
+): void {
+  for (const o of outcomes) {
+    expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
+      k: o.k,
+      phase: baseline.phase,
+      items: baseline.items,
+      targets: baseline.targets,
+    });
+  }
+}
 
 /**
  * The number of the API request after which the status first showed `phase`, from a controller

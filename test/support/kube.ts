@@ -1,10 +1,10 @@
 /** Per-test access to the run's cluster: a client per identity and a fresh namespace per test. */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import type { Identity } from '../../src/cli/demo/control-plane.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { isNotFound } from '../../src/kube/errors.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
-import type { Identity } from './control-plane.ts';
 import { grantJanus } from './saga.ts';
 
 export interface TestClients {

@@ -1,6 +1,6 @@
 /**
  * Container images that make the test control plane's simulated pods (kwok) behave a given way;
- * the stages in test/kube-testenv/kwok/stages.yaml match them (see test/kube-testenv/README.md).
+ * the stages in src/cli/demo/kwok-stages.yaml match them (see test/kube-testenv/README.md).
  * No image is ever pulled: kwok only plays the pod's lifecycle.
  */
 export const POD_IMAGES = {

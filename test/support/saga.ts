@@ -6,6 +6,7 @@ import type { KubeObject, Objects } from '../../src/kube/resources.ts';
 import { leaseName, microTime } from '../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../src/saga/targets.ts';
 import { eventually } from './eventually.ts';
+import { aTransaction } from './transactions.ts';
 
 export interface Rule {
   apiGroups: string[];
@@ -170,18 +171,18 @@ export function transaction(
     health?: Transaction['spec']['health'];
   } = {},
 ): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: { name, namespace, ...(opts.annotations && { annotations: opts.annotations }) },
+  return aTransaction({
+    name,
+    namespace,
+    ...(opts.annotations && { annotations: opts.annotations }),
+    ...(opts.serviceAccountName && { serviceAccountName: opts.serviceAccountName }),
     spec: {
-      serviceAccountName: opts.serviceAccountName ?? 'deployer',
       ...(opts.timeout && { timeout: opts.timeout }),
       ...(opts.lockTimeout && { lockTimeout: opts.lockTimeout }),
       ...(opts.health && { health: opts.health }),
-      changes,
     },
-  };
+    changes,
+  });
 }
 
 export const txnRef = (namespace: string, name: string) => ({

@@ -7,17 +7,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeClient } from '../../src/kube/client.ts';
-import { loadKubeConfig } from '../../src/kube/connection.ts';
-import { Discovery, type KubeObject, Objects } from '../../src/kube/resources.ts';
 import {
-  buildControlPlane,
   IDENTITIES,
   type Identity,
   kubeconfigYaml,
   startControlPlane,
-} from './control-plane.ts';
-import { applyManifests, REPO_ROOT, readManifests } from './manifests.ts';
+} from '../../src/cli/demo/control-plane.ts';
+import { buildControlPlane } from '../../src/cli/demo/control-plane-binaries.ts';
+import { applyManifests, controllerManifests } from '../../src/cli/demo/manifests.ts';
+import { KubeClient } from '../../src/kube/client.ts';
+import { loadKubeConfig } from '../../src/kube/connection.ts';
+import { Discovery, Objects } from '../../src/kube/resources.ts';
 
 export interface KubeTestInfo {
   /** Path of a kubeconfig per identity. */
@@ -47,24 +47,6 @@ export async function startTestEnvironment(): Promise<TestEnvironment> {
 
 async function installControllerManifests(admin: KubeClient): Promise<void> {
   await applyManifests(new Objects(admin, new Discovery(admin)), await controllerManifests());
-}
-
-export function controllerManifests(): Promise<KubeObject[]> {
-  return readManifests(
-    join(REPO_ROOT, 'manifests/namespace.yaml'),
-    join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'),
-    ...[
-      'service-account',
-      'cluster-role',
-      'cluster-role-binding',
-      'role',
-      'role-binding',
-      'tenant-cluster-role',
-    ].map((file) => join(REPO_ROOT, `manifests/rbac/${file}.yaml`)),
-    join(REPO_ROOT, 'manifests/policy/transaction-service-account.yaml'),
-    join(REPO_ROOT, 'manifests/policy/transaction-instance.yaml'),
-    join(REPO_ROOT, 'manifests/policy/transaction-provenance.yaml'),
-  );
 }
 
 async function startLocal(): Promise<TestEnvironment> {

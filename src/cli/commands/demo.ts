@@ -34,7 +34,9 @@ export default defineCommand({
   name: 'demo',
   usage: 'janus demo [flags]',
   description: `
-The first thing to run. Needs Node.js 24, Go and git, and a source checkout of Janus:
+The first thing to run. Needs Node.js 24, Go and git, and a source checkout of Janus (without
+Go, or without test/, it starts the control plane built earlier in ~/.cache/janus/kube-testenv
+and says how to build one when there is none):
 
   1. builds (first time only, 5-10 minutes, cached) and starts a local Kubernetes control plane
      on 127.0.0.1 (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, and two

@@ -1,26 +1,30 @@
 /**
- * The demo's cluster: a local control plane built from source (the one the integration tests
- * use), or an existing cluster given with --kubeconfig. Either way Janus's CRD and controller
- * RBAC are installed, and the main job runs with the controller's own least-privileged identity.
- *
- * The control-plane launcher lives in test/support and is loaded only when the demo runs, so the
- * container image (which ships src/ only) has no dependency on it.
+ * The demo's cluster: a local control plane (the one the integration tests use, control-plane.ts),
+ * or an existing cluster given with --kubeconfig. Either way Janus's CRD and controller RBAC are
+ * installed, and the main job runs with the controller's own least-privileged identity.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { KubeClient } from '../../kube/client.ts';
 import { loadKubeConfig } from '../../kube/connection.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../kube/resources.ts';
 import type { Cleanup } from './cleanup.ts';
+import { KWOK_STAGES, startControlPlane } from './control-plane.ts';
+import {
+  type BinarySource,
+  BUILD_SCRIPT,
+  binarySource,
+  buildControlPlane,
+  cachedBinaries,
+  REPO_ROOT,
+} from './control-plane-binaries.ts';
+import { applyManifests, controllerManifests, readManifests } from './manifests.ts';
 import type { Narrator } from './progress.ts';
-import type { ControlPlaneApi, ManifestsApi, TestEnvApi } from './support-api.ts';
 
-export const REPO_ROOT = join(import.meta.dirname, '../../..');
-const SUPPORT = join(REPO_ROOT, 'test/support');
+export { REPO_ROOT };
 export const EXAMPLES = join(REPO_ROOT, 'examples');
 
 export interface DemoCluster {
@@ -30,21 +34,30 @@ export interface DemoCluster {
   server: string;
 }
 
-const load = <T>(file: string): Promise<T> => import(pathToFileURL(join(SUPPORT, file)).href) as Promise<T>;
-
-/** Why the demo cannot run from here, if it cannot: it needs a source checkout, git, and Go for a local cluster. */
+/**
+ * Why the demo cannot run from here, if it cannot: it needs a checkout of Janus (examples/,
+ * manifests/), git, and for a local cluster the control plane's binaries (or Go to build them).
+ */
 export function prerequisiteProblems(localCluster: boolean): string[] {
   const problems: string[] = [];
-  if (!existsSync(join(SUPPORT, 'control-plane.ts')) || !existsSync(EXAMPLES)) {
-    problems.push('janus demo runs from a source checkout of Janus (it needs test/support/ and examples/)');
-  }
-  if (!onPath('git', ['--version'])) problems.push('git is not installed (or not on PATH)');
-  if (localCluster && !onPath('go', ['version'])) {
+  const needed = [EXAMPLES, join(REPO_ROOT, 'manifests'), ...(localCluster ? [KWOK_STAGES] : [])];
+  if (!needed.every((path) => existsSync(path))) {
     problems.push(
-      'Go is not installed (or not on PATH): it builds the local control plane; or pass --kubeconfig',
+      `janus demo runs from a checkout of Janus (it needs examples/, manifests/ and src/cli/demo/kwok-stages.yaml under ${REPO_ROOT})`,
     );
   }
+  if (!onPath('git', ['--version'])) problems.push('git is not installed (or not on PATH)');
+  const source = localCluster ? localBinaries() : undefined;
+  if (source && 'missing' in source) problems.push(source.missing);
   return problems;
+}
+
+function localBinaries(): BinarySource {
+  return binarySource({
+    buildScript: existsSync(BUILD_SCRIPT),
+    go: onPath('go', ['version']),
+    cached: cachedBinaries(),
+  });
 }
 
 function onPath(tool: string, args: string[]): boolean {
@@ -52,12 +65,24 @@ function onPath(tool: string, args: string[]): boolean {
 }
 
 export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): Promise<DemoCluster> {
-  const { buildControlPlane, startControlPlane } = await load<ControlPlaneApi>('control-plane.ts');
-  narrator.step(
-    'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from source.',
-  );
-  narrator.detail('The first time this takes 5-10 minutes; afterwards it is cached (~/.cache/janus).');
-  const binDir = buildControlPlane();
+  const source = localBinaries();
+  if ('missing' in source) throw new Error(source.missing);
+  let binDir: string;
+  if (source.build) {
+    narrator.step(
+      'Building the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) from source.',
+    );
+    narrator.detail('The first time this takes 5-10 minutes; afterwards it is cached (~/.cache/janus).');
+    binDir = buildControlPlane();
+  } else {
+    narrator.step(
+      'Using the local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) built earlier.',
+    );
+    narrator.detail(
+      `${source.binDir} (built by test/kube-testenv/build.sh; no Go here to check it is current)`,
+    );
+    binDir = source.binDir;
+  }
   narrator.step(
     'Starting it on 127.0.0.1: a real API server with RBAC, and two nodes simulated by kwok (pods are scheduled and report Ready, no container runs).',
   );
@@ -82,8 +107,6 @@ export function existingCluster(adminKubeconfig: string, workDir: string): DemoC
 
 /** Installs the CRD, the janus-system namespace and the controller's RBAC, as manifests/ defines them. */
 export async function installJanus(cluster: DemoCluster, workDir: string): Promise<void> {
-  const { controllerManifests } = await load<TestEnvApi>('test-env.ts');
-  const { applyManifests } = await load<ManifestsApi>('manifests.ts');
   const admin = await adminObjects(cluster.adminKubeconfig);
   try {
     await applyManifests(admin, await controllerManifests());
@@ -97,7 +120,6 @@ export async function installJanus(cluster: DemoCluster, workDir: string): Promi
 
 /** Applies examples/setup/*.yaml: the shop namespace, its workloads, the deployer ServiceAccount. */
 export async function installExampleShop(cluster: DemoCluster): Promise<void> {
-  const { applyManifests, readManifests } = await load<ManifestsApi>('manifests.ts');
   const setup = join(EXAMPLES, 'setup');
   const files = (await readdir(setup)).filter((f) => f.endsWith('.yaml')).sort();
   const admin = await adminObjects(cluster.adminKubeconfig);

@@ -25,9 +25,11 @@ import {
   startLocalCluster,
 } from './cluster.ts';
 import { type MainJob, startMainJob } from './main-job.ts';
-import { describeRollout, describeShop, PhaseFollower, phaseIs } from './observe.ts';
+import { describeShop } from './observe.ts';
+import { PhaseFollower, phaseIs } from './phases.ts';
 import type { Narrator } from './progress.ts';
 import { DemoRepository } from './repository.ts';
+import { describeRollout } from './rollout.ts';
 
 const NAMESPACE = 'shop';
 /** What examples/transactions run as (examples/setup/10-deployer.yaml). */
@@ -56,13 +58,17 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
   const repo = await createRepository(narrator, workDir);
   const job = await startJob(cluster, repo, workDir, narrator, cleanup);
   const waiting = () => AbortSignal.any([signal, job.exitSignal, AbortSignal.timeout(opts.waitMs)]);
-  const phases = new PhaseFollower(admin, NAMESPACE, narrator);
-  await explainFailure(job, async () => {
-    await firstMerge(phases, admin, narrator, waiting);
-    await unhealthyRelease(repo, phases, admin, narrator, waiting);
-    await rollbackRequest(repo, phases, admin, narrator, waiting);
-    await showResults(repo, narrator, waiting());
-  });
+  const phases = new PhaseFollower(admin, NAMESPACE, narrator, AbortSignal.any([signal, job.exitSignal]));
+  try {
+    await explainFailure(job, async () => {
+      await firstMerge(phases, admin, narrator, waiting);
+      await unhealthyRelease(repo, phases, admin, narrator, waiting);
+      await rollbackRequest(repo, phases, admin, narrator, waiting);
+      await showResults(repo, narrator, waiting());
+    });
+  } finally {
+    phases.stop();
+  }
   await opts.beforeCleanup({ workDir, repo: repo.path, adminKubeconfig: cluster.adminKubeconfig });
 }
 
@@ -142,7 +148,7 @@ async function unhealthyRelease(
   const ended = (t: readonly Transaction[]) =>
     phaseIs(t, 'deploy-v3', 'RolledBack') || phaseIs(t, 'deploy-v3', 'Failed');
   await phases.until((t) => phaseIs(t, 'deploy-v3', 'Verifying') || ended(t), waiting());
-  narrator.detail(`  while Janus waits for it to be healthy: ${await describeRollout(admin)}`);
+  narrator.detail(`  while Janus waits for it to be healthy: ${await describeRollout(admin, waiting())}`);
   await phases.until(ended, waiting());
   narrator.detail('');
   narrator.detail('Every write was accepted, so the change was committed; but the Deployment never became');

@@ -4,7 +4,7 @@
  * uninterrupted run ends, with no duplicate apply, no false conflict and no leaked Lease.
  */
 import { describe, expect, it } from 'vitest';
-import { type Outcome, run } from '../../support/crash.ts';
+import { expectEndsAsBaseline, killedAfterEveryRequest } from '../../support/crash.ts';
 import { committingScenario } from '../../support/crash-scenarios.ts';
 import { useClients } from '../../support/kube.ts';
 import { testNamespace } from '../../support/saga.ts';
@@ -18,32 +18,19 @@ describe('a committing saga killed after every API request', () => {
   it('ends exactly as an uninterrupted run does, whichever request it dies after', {
     timeout: 1_200_000,
   }, async () => {
-    const scenario = committingScenario(clients.admin);
-    const baseline = await run(
+    const { baseline, outcomes } = await killedAfterEveryRequest(
       clients.admin,
       clients.kubeconfigs.controller,
-      scenario,
-      await freshNamespace('base'),
+      committingScenario(clients.admin),
+      freshNamespace,
+      (baseline) => {
+        expect(baseline.phase).toBe('Committed');
+        expect(baseline.requests).toBeGreaterThan(10);
+        return 1;
+      },
     );
-    expect(baseline.phase).toBe('Committed');
-    expect(baseline.requests).toBeGreaterThan(10);
-
-    const outcomes: Array<Outcome & { k: number }> = [];
-    for (let k = 1; k <= baseline.requests; k++) {
-      const namespace = await freshNamespace(String(k));
-      const outcome = await run(clients.admin, clients.kubeconfigs.controller, scenario, namespace, k);
-      outcomes.push({ ...outcome, k });
-      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-    }
     // Every k up to the last request really killed the controller mid-saga.
     expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
-    for (const o of outcomes) {
-      expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
-        k: o.k,
-        phase: baseline.phase,
-        items: baseline.items,
-        targets: baseline.targets,
-      });
-    }
+    expectEndsAsBaseline(outcomes, baseline);
   });
 });

@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Change } from '../../../src/api/v1alpha1/index.ts';
-import { type Outcome, requestNumberAt, run, type Scenario } from '../../support/crash.ts';
+import {
+  expectEndsAsBaseline,
+  killedAfterEveryRequest,
+  requestNumberAt,
+  type Scenario,
+} from '../../support/crash.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
@@ -64,24 +69,23 @@ function rollout(image: string, phase: 'Committed' | 'RolledBack'): Scenario {
 
 async function killedAtEveryGateRequest(label: string, scenario: Scenario, expected: unknown) {
   const fresh = (k: string) => testNamespace(clients.admin, `crash-gate-${label}-${k}`);
-  const baseline = await run(clients.admin, clients.kubeconfigs.controller, scenario, await fresh('base'));
-  expect(baseline.phase).toBe(scenario.phase);
-  expect(baseline.targets).toEqual(expected);
-  // From the first request after the commit point: the commits, the gate's first look (its
-  // watches' LISTs come before the write that enters Verifying), and everything after.
-  const first = requestNumberAt(baseline.log, 'Committing') + 1;
-  expect(requestNumberAt(baseline.log, 'Verifying')).toBeGreaterThan(first);
-  expect(baseline.requests).toBeGreaterThan(first);
-
-  const outcomes: Array<Outcome & { k: number }> = [];
-  for (let k = first; k <= baseline.requests; k++) {
-    const namespace = await fresh(String(k));
-    outcomes.push({
-      ...(await run(clients.admin, clients.kubeconfigs.controller, scenario, namespace, k)),
-      k,
-    });
-    await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-  }
+  let first = 0;
+  const { baseline, outcomes } = await killedAfterEveryRequest(
+    clients.admin,
+    clients.kubeconfigs.controller,
+    scenario,
+    fresh,
+    (baseline) => {
+      expect(baseline.phase).toBe(scenario.phase);
+      expect(baseline.targets).toEqual(expected);
+      // From the first request after the commit point: the commits, the gate's first look (its
+      // watches' LISTs come before the write that enters Verifying), and everything after.
+      first = requestNumberAt(baseline.log, 'Committing') + 1;
+      expect(requestNumberAt(baseline.log, 'Verifying')).toBeGreaterThan(first);
+      expect(baseline.requests).toBeGreaterThan(first);
+      return first;
+    },
+  );
   // How many requests the gate makes depends on how the rollout's events fall, so the last few
   // may not be reached in every run; all the others must have really killed the controller.
   const crashed = outcomes.filter((o) => o.crashed).length;
@@ -90,14 +94,7 @@ async function killedAtEveryGateRequest(label: string, scenario: Scenario, expec
   );
   expect(outcomes.length).toBeGreaterThanOrEqual(3);
   expect(crashed).toBeGreaterThanOrEqual(Math.max(1, outcomes.length - 3));
-  for (const o of outcomes) {
-    expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
-      k: o.k,
-      phase: baseline.phase,
-      items: baseline.items,
-      targets: baseline.targets,
-    });
-  }
+  expectEndsAsBaseline(outcomes, baseline);
 }
 
 describe('a health gate killed after every API request', () => {

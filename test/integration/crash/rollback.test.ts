@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { failAtCommit } from '../../support/admission.ts';
-import { type Outcome, run } from '../../support/crash.ts';
+import { expectEndsAsBaseline, killedAfterEveryRequest } from '../../support/crash.ts';
 import { REFUSED_OBJECT, rollingBackScenario } from '../../support/crash-scenarios.ts';
 import { useClients } from '../../support/kube.ts';
 import { testNamespace } from '../../support/saga.ts';
@@ -28,39 +28,24 @@ describe('a rolling-back saga killed after every API request', () => {
   }, async () => {
     const probe = await freshNamespace('probe');
     removePolicy = await failAtCommit(clients.admin, probe, REFUSED_OBJECT, { matchLabels: LABEL });
-    const scenario = rollingBackScenario(clients.admin);
-    const baseline = await run(
+    const { baseline, outcomes } = await killedAfterEveryRequest(
       clients.admin,
       clients.kubeconfigs.controller,
-      scenario,
-      await freshNamespace('base'),
+      rollingBackScenario(clients.admin),
+      freshNamespace,
+      (baseline) => {
+        expect(baseline.phase).toBe('RolledBack');
+        expect(baseline.targets).toMatchObject({
+          created: undefined,
+          updated: { data: { old: 'value' } },
+          patched: { data: { kept: 'yes', changed: 'before' } },
+          deleted: { data: { precious: 'data' } },
+          refused: undefined,
+        });
+        return 1;
+      },
     );
-    expect(baseline.phase).toBe('RolledBack');
-    expect(baseline.targets).toMatchObject({
-      created: undefined,
-      updated: { data: { old: 'value' } },
-      patched: { data: { kept: 'yes', changed: 'before' } },
-      deleted: { data: { precious: 'data' } },
-      refused: undefined,
-    });
-
-    const outcomes: Array<Outcome & { k: number }> = [];
-    for (let k = 1; k <= baseline.requests; k++) {
-      const namespace = await freshNamespace(String(k));
-      outcomes.push({
-        ...(await run(clients.admin, clients.kubeconfigs.controller, scenario, namespace, k)),
-        k,
-      });
-      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-    }
     expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
-    for (const o of outcomes) {
-      expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
-        k: o.k,
-        phase: baseline.phase,
-        items: baseline.items,
-        targets: baseline.targets,
-      });
-    }
+    expectEndsAsBaseline(outcomes, baseline);
   });
 });

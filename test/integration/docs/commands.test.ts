@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type Change, FINALIZER, LABEL_TRANSACTION_UID } from '../../../src/api/v1alpha1/index.ts';
+import { applyManifests } from '../../../src/cli/demo/manifests.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { failAtCommit } from '../../support/admission.ts';
@@ -25,7 +26,7 @@ import { type DocCommand, docCommands } from '../../support/doc-commands.ts';
 import { eventually } from '../../support/eventually.ts';
 import { git } from '../../support/git-server.ts';
 import { useClients } from '../../support/kube.ts';
-import { applyManifests, REPO_ROOT } from '../../support/manifests.ts';
+import { REPO_ROOT } from '../../support/manifests.ts';
 import { reapOnExit } from '../../support/reap.ts';
 import {
   ALL_ON_CONFIGMAPS,

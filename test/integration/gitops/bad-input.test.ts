@@ -161,6 +161,8 @@ describe('bad input', () => {
       directory('once', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) } }),
     );
     const before = await waitForPhase(clients.admin, ns.name, 'once', 'Committed');
+    // Its record is written after the phase; the edit's record below must come after it.
+    await eventually(async () => expect((await repo.result(ns.name, 'once'))?.phase).toBe('Committed'));
 
     const edit = await repo.push(
       { 'transactions/once/10-app.patch.yaml': configMapYaml('app', { v: '3' }) },

@@ -53,6 +53,8 @@ describe('first run', () => {
       directory('new-one', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: 'new' }) } }),
     );
     await waitForPhase(clients.admin, ns.name, 'new-one', 'Committed');
+    // Its record is written after the phase; the edit below is checked as the newest records.
+    await eventually(async () => expect((await repo.result(ns.name, 'new-one'))?.phase).toBe('Committed'));
     await repo.push(
       { 'transactions/old-valid/10-app.patch.yaml': configMapYaml('app', { v: 'edited' }) },
       'edit',

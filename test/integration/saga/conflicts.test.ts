@@ -9,6 +9,7 @@ import { PatchType } from '../../../src/kube/client.ts';
 import { startController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
+import { createConfigMaps, patchingEach } from '../../support/patch-each.ts';
 import { runUntil, stepOf } from '../../support/paused.ts';
 import {
   ALL_ON_CONFIGMAPS,
@@ -108,21 +109,10 @@ describe('a write by someone else between prepare and commit', () => {
 describe('a write by someone else after commit', () => {
   it('is left alone by the rollback, which undoes the rest and ends Failed without looping', async () => {
     const namespace = await namespaceWithTargets('after');
-    for (const name of ['a', 'b', 'c'])
-      await clients.admin.create(configMap(namespace, name, { v: 'original' }));
+    await createConfigMaps(clients.admin, namespace, ['a', 'b', 'c'], () => ({ v: 'original' }));
     const controller = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace });
     try {
-      await clients.admin.create(
-        transaction(
-          namespace,
-          'three',
-          ['a', 'b', 'c'].map((name) => ({
-            target: cmTarget(name),
-            type: 'Patch',
-            content: { data: { v: 'new' } },
-          })),
-        ),
-      );
+      await clients.admin.create(patchingEach(namespace, 'three', ['a', 'b', 'c'], { v: 'new' }));
       await waitForPhase(clients.admin, namespace, 'three', 'Committed');
       await clients.admin.patch({ ...cmTarget('b'), namespace }, { data: { v: 'theirs' } }, PatchType.merge);
       await annotate(clients.admin, namespace, 'three', { 'tx.janus.io/request-rollback': 'undo please' });

@@ -90,9 +90,13 @@ describe('the health gate on Services (no pods needed)', () => {
       const txn = await waitForPhase(clients.admin, ns, 'expose', 'Committed');
       expect(txn.status?.health).toMatchObject({ check: 'Commit', result: 'Healthy' });
       expect(txn.status?.items?.[0]?.health).toMatchObject({ status: 'Current', reason: 'ServiceReady' });
-      const events = await clients.admin.list('v1', 'Event', ns);
-      const reasons = events.items.map((e) => (e as { reason?: string }).reason);
-      expect(reasons).toContain('Committed');
+      // The Committed Event is created once the status write that waitForPhase saw has returned.
+      const reasons = await eventually(async () => {
+        const events = await clients.admin.list('v1', 'Event', ns);
+        const all = events.items.map((e) => (e as { reason?: string }).reason);
+        expect(all).toContain('Committed');
+        return all;
+      });
       expect(reasons).not.toContain('Verifying');
     });
   });

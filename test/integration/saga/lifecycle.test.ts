@@ -7,12 +7,12 @@ import { failAtCommit } from '../../support/admission.ts';
 import { type ControllerProcess, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
+import { createConfigMaps, patchingEach } from '../../support/patch-each.ts';
 import { runUntil, stepOf } from '../../support/paused.ts';
 import {
   ALL_ON_CONFIGMAPS,
   annotate,
   cmTarget,
-  configMap,
   data,
   getTxn,
   leasesOf,
@@ -26,17 +26,12 @@ const clients = useClients();
 
 async function namespace(label: string, names: string[] = ['a', 'b']): Promise<string> {
   const name = await testNamespace(clients.admin, `life-${label}`, { deployer: [ALL_ON_CONFIGMAPS] });
-  for (const cm of names) await clients.admin.create(configMap(name, cm, { v: 'original' }));
+  await createConfigMaps(clients.admin, name, names, () => ({ v: 'original' }));
   return name;
 }
 
 const patchAB = (ns: string, name: string, opts: { timeout?: string } = {}): Transaction =>
-  transaction(
-    ns,
-    name,
-    ['a', 'b'].map((cm) => ({ target: cmTarget(cm), type: 'Patch', content: { data: { v: 'new' } } })),
-    opts,
-  );
+  patchingEach(ns, name, ['a', 'b'], { v: 'new' }, opts);
 
 /** A Lease on `target` held by a transaction that is not ours, for a long time. */
 async function foreignLock(ns: string, target: string): Promise<string> {

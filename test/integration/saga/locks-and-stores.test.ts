@@ -10,6 +10,7 @@ import { resolveTarget } from '../../../src/saga/targets.ts';
 import { type ControllerProcess, startController, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
+import { createConfigMaps, patchingEach } from '../../support/patch-each.ts';
 import {
   ALL_ON_CONFIGMAPS,
   annotate,
@@ -207,20 +208,9 @@ describe('rollback store', () => {
   it('works when the prior states are larger than one object can hold (1 MiB)', async () => {
     const ns = await namespace('large');
     const big = (seed: string) => ({ blob: seed.repeat((600 * 1024) / seed.length), v: 'original' });
-    for (const name of ['big-a', 'big-b', 'big-c'])
-      await clients.admin.create(configMap(ns, name, big(name)));
+    await createConfigMaps(clients.admin, ns, ['big-a', 'big-b', 'big-c'], big);
     await controllerFor(ns, async () => {
-      await clients.admin.create(
-        transaction(
-          ns,
-          'large',
-          ['big-a', 'big-b', 'big-c'].map((name) => ({
-            target: cmTarget(name),
-            type: 'Patch',
-            content: { data: { v: 'new' } },
-          })),
-        ),
-      );
+      await clients.admin.create(patchingEach(ns, 'large', ['big-a', 'big-b', 'big-c'], { v: 'new' }));
       await waitForPhase(clients.admin, ns, 'large', 'Committed');
       const stores = (await clients.admin.list('v1', 'ConfigMap', ns)).items.filter((c) =>
         c.metadata.name.startsWith('large-rollback'),
@@ -237,8 +227,7 @@ describe('rollback store', () => {
 describe('leader election', () => {
   it('lets one of two controllers act, and the other finish what the first left in flight when it is killed', async () => {
     const ns = await namespace('leader');
-    await clients.admin.create(configMap(ns, 'a', { v: '1' }));
-    await clients.admin.create(configMap(ns, 'b', { v: '1' }));
+    await createConfigMaps(clients.admin, ns, ['a', 'b'], () => ({ v: '1' }));
     const leaseArgs = [
       '--leader-lease-duration=4s',
       '--leader-renew-deadline=3s',
@@ -277,13 +266,7 @@ describe('leader election', () => {
           renewTime: microTime(Date.now()),
         },
       });
-      await clients.admin.create(
-        transaction(
-          ns,
-          'handover',
-          ['a', 'b'].map((n) => ({ target: cmTarget(n), type: 'Patch', content: { data: { v: '2' } } })),
-        ),
-      );
+      await clients.admin.create(patchingEach(ns, 'handover', ['a', 'b'], { v: '2' }));
       await eventually(async () => expect((await reconciling(ns, 'handover'))?.reason).toBe('LockWait'));
       expect(await standby.logs()).not.toContain('"step":"');
 

@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { applyManifests } from '../../../src/cli/demo/manifests.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { type ControllerProcess, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
-import { applyManifests } from '../../support/manifests.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
 import { grantRole, leasesOf, testNamespace, transaction, txnRef, waitForPhase } from '../../support/saga.ts';
 import { availableWith, deployment } from '../../support/workloads.ts';
@@ -203,8 +203,12 @@ describe('a status write refused for a reason nobody thought of', () => {
         /the API server refused the status for (RollingBack|RolledBack)/,
       );
       expect(conditionOf(txn, 'Ready')?.message).not.toContain('plumbus');
-      const events = await clients.admin.list('v1', 'Event', ns);
-      expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('StatusWriteRefused');
+      // Created once the refused write is retried without messages; when the refusal came only at
+      // RolledBack, that is after waitForPhase saw the phase.
+      await eventually(async () => {
+        const events = await clients.admin.list('v1', 'Event', ns);
+        expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('StatusWriteRefused');
+      });
     });
   });
 });

@@ -5,11 +5,11 @@
  * prior state either, and the rollback must still restore it exactly.
  */
 import { describe, expect, it } from 'vitest';
+import { applyManifests } from '../../../src/cli/demo/manifests.ts';
 import { isForbidden } from '../../../src/kube/errors.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { withController } from '../../support/controller-process.ts';
 import { useClients } from '../../support/kube.ts';
-import { applyManifests } from '../../support/manifests.ts';
 import { annotate, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
 
 const clients = useClients();

@@ -3,24 +3,19 @@
  * the operations listener keeps metrics and probes and no longer answers /webhook. With an hour
  * between polls, only the signed delivery to the webhook listener explains the directory applied.
  */
-import { createHmac } from 'node:crypto';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
 import type { JanusRunProcess } from '../../support/janus-run.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, serviceAccount, waitForPhase } from '../../support/saga.ts';
+import { deliverWebhook, PUSH_TO_MAIN, webhookSecretArgs } from '../../support/webhook.ts';
 import { configMapYaml, createTestRepo, directory, useGitServer, useJanus } from '../gitops/harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'webhook-listener');
 const server = useGitServer();
 const janus = useJanus(clients);
-
-const SECRET = 'a-long-random-webhook-secret';
-const sign = (body: string) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
 /** Where the webhook listener listens, read from the log like the operations server's. */
 function webhookUrl(run: JanusRunProcess): Promise<string> {
@@ -38,13 +33,11 @@ describe('the webhook on its own listener', () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     await clients.admin.create(configMap(ns.name, 'app', { v: '1' }));
     const repo = await createTestRepo(server.server);
-    const secretFile = join(await mkdtemp(join(tmpdir(), 'janus-secret-')), 'webhook-secret');
-    await writeFile(secretFile, `${SECRET}\n`);
     const run = await janus.start({
       repo: repo.url,
       namespace: ns.name,
       pollInterval: '1h',
-      args: ['--webhook-secret-file', secretFile, '--webhook-bind-address', '127.0.0.1:0'],
+      args: [...(await webhookSecretArgs()), '--webhook-bind-address', '127.0.0.1:0'],
     });
     const ops = await run.opsUrl();
     const hooks = await webhookUrl(run);
@@ -55,22 +48,16 @@ describe('the webhook on its own listener', () => {
       expect((await fetch(`${hooks}${path}`)).status, path).toBe(404);
     }
     // The operations listener no longer answers /webhook, even a correctly signed delivery.
-    const push = JSON.stringify({ ref: 'refs/heads/main' });
-    const headers = { 'content-type': 'application/json', 'x-janus-signature': sign(push) };
-    expect((await fetch(`${ops}/webhook/generic`, { method: 'POST', headers, body: push })).status).toBe(404);
+    expect((await deliverWebhook(ops, PUSH_TO_MAIN)).status).toBe(404);
     expect((await fetch(`${ops}/metrics`)).status).toBe(200);
     expect((await fetch(`${ops}/readyz`)).status).toBe(200);
 
     await repo.push(
       directory('hooked', { changes: { '10-app.patch.yaml': configMapYaml('app', { v: '2' }) } }),
     );
-    const forged = await fetch(`${hooks}/webhook/generic`, {
-      method: 'POST',
-      headers: { ...headers, 'x-janus-signature': `sha256=${'0'.repeat(64)}` },
-      body: push,
-    });
+    const forged = await deliverWebhook(hooks, PUSH_TO_MAIN, `sha256=${'0'.repeat(64)}`);
     expect(forged.status).toBe(401);
-    const signed = await fetch(`${hooks}/webhook/generic`, { method: 'POST', headers, body: push });
+    const signed = await deliverWebhook(hooks, PUSH_TO_MAIN);
     expect(signed.status).toBe(202);
     expect(await signed.json()).toEqual({ status: 'triggered' });
     await waitForPhase(clients.admin, ns.name, 'hooked', 'Committed');

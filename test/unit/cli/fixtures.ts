@@ -1,5 +1,6 @@
 /** Transactions in a chosen state, for the CLI's pure rendering and decisions. */
 import type { Condition, ItemStatus, Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { aTransaction } from '../../support/transactions.ts';
 
 export const NOW = Date.parse('2025-06-01T12:00:00Z');
 export const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString();
@@ -14,38 +15,30 @@ export function txn(
     annotations?: Record<string, string>;
   } = {},
 ): Transaction {
-  const namespace = opts.namespace ?? 'shop';
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: {
-      name: opts.name ?? 'deploy-v2',
-      namespace,
-      uid: 'uid-1',
-      resourceVersion: '100',
-      creationTimestamp: ago(90),
-      ...(opts.annotations && { annotations: opts.annotations }),
-    },
-    spec: {
-      serviceAccountName: 'deployer',
-      changes: [
-        {
-          target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config' },
-          type: 'Patch',
-          content: { data: {} },
-        },
-        {
-          target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
-          type: 'Patch',
-          content: { spec: {} },
-        },
-        {
-          target: { apiVersion: 'v1', kind: 'Secret', name: 'web-credentials' },
-          type: 'Update',
-          content: {},
-        },
-      ],
-    },
+  return aTransaction({
+    ...(opts.name && { name: opts.name }),
+    ...(opts.namespace && { namespace: opts.namespace }),
+    uid: 'uid-1',
+    resourceVersion: '100',
+    creationTimestamp: ago(90),
+    ...(opts.annotations && { annotations: opts.annotations }),
+    changes: [
+      {
+        target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config' },
+        type: 'Patch',
+        content: { data: {} },
+      },
+      {
+        target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        type: 'Patch',
+        content: { spec: {} },
+      },
+      {
+        target: { apiVersion: 'v1', kind: 'Secret', name: 'web-credentials' },
+        type: 'Update',
+        content: {},
+      },
+    ],
     ...(opts.phase && {
       status: {
         phase: opts.phase,
@@ -59,7 +52,7 @@ export function txn(
         })) as Condition[],
       },
     }),
-  };
+  });
 }
 
 const TARGETS = [

@@ -1,33 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { ItemStatus, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import {
   compactForCache,
   isWithoutContent,
   MAX_CACHED_CONTENT_BYTES,
   TRANSACTION_PAGE_SIZE,
 } from '../../../src/controller/compact.ts';
+import { aTransaction } from '../../support/transactions.ts';
 
 const MiB = 1024 * 1024;
 
 /** A Transaction of `changes` ConfigMap creations holding `bytes` of data in all. */
 function txn(changes: number, bytes: number, phase = 'Committing'): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: { name: 'big', namespace: 'shop', uid: 'u', resourceVersion: '7' },
-    spec: {
-      serviceAccountName: 'deployer',
-      changes: Array.from({ length: changes }, (_, i) => ({
-        target: { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}` },
-        type: 'Create' as const,
-        content: { data: { v: 'x'.repeat(Math.floor(bytes / changes)) } },
-      })),
-    },
+  return aTransaction({
+    name: 'big',
+    uid: 'u',
+    resourceVersion: '7',
+    changes: Array.from({ length: changes }, (_, i) => ({
+      target: { apiVersion: 'v1', kind: 'ConfigMap', name: `cm-${i}` },
+      type: 'Create' as const,
+      content: { data: { v: 'x'.repeat(Math.floor(bytes / changes)) } },
+    })),
     status: {
       phase: phase as 'Committing',
-      items: Array.from({ length: changes }, () => ({ committed: true })),
+      items: Array.from({ length: changes }, () => ({ committed: true }) as ItemStatus),
     },
-  } as Transaction;
+  });
 }
 
 describe('what the controller caches of an unfinished Transaction', () => {

@@ -11,6 +11,7 @@ import { parseTrailers } from '../../../src/results/commit-message.ts';
 import { renderTransactionResult } from '../../../src/results/render-transaction.ts';
 import { renderMaterialized } from '../../../src/results/reporter.ts';
 import { BASELINE_FILE, fingerprintOf, parseBaselineFile } from '../../../src/results/results-reader.ts';
+import { aTransaction, sourceAnnotations } from '../../support/transactions.ts';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const context = {
@@ -24,31 +25,18 @@ const source = (path: string) => ({
 });
 
 function txn(status?: Transaction['status']): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: {
-      name: 'deploy-v2',
-      namespace: 'shop',
-      annotations: {
-        'tx.janus.io/source-repository': 'https://git.example/org/repo',
-        'tx.janus.io/source-revision': `main@sha1:${COMMIT}`,
-        'tx.janus.io/source-path': 'transactions/deploy-v2',
+  return aTransaction({
+    annotations: sourceAnnotations(source('transactions/deploy-v2')),
+    changes: [
+      {
+        target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a' },
+        type: 'Patch',
+        content: { data: { x: '1' } },
       },
-    },
-    spec: {
-      serviceAccountName: 'deployer',
-      changes: [
-        {
-          target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'a' },
-          type: 'Patch',
-          content: { data: { x: '1' } },
-        },
-        { target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'b' }, type: 'Delete' },
-      ],
-    },
+      { target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'b' }, type: 'Delete' },
+    ],
     ...(status && { status }),
-  };
+  });
 }
 
 const committed = (): Transaction['status'] => ({

@@ -7,27 +7,25 @@
 import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { adoption, hasValidStamp, newStampKey, withStamp } from '../../../src/gitops/provenance.ts';
+import { aTransaction, sourceAnnotations } from '../../support/transactions.ts';
 
 const REPOSITORY = 'https://git.example.com/platform/deploys.git';
 
 function fromDirectory(annotations: Record<string, string> = {}): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: {
-      name: 's11-release',
-      namespace: 'team-a',
-      uid: 'u-1',
-      annotations: {
-        'tx.janus.io/source-repository': REPOSITORY,
-        'tx.janus.io/source-revision': `main@sha1:${'a'.repeat(40)}`,
-        'tx.janus.io/source-path': 'transactions/s11-release',
-        'tx.janus.io/source-sequence': '17',
-        ...annotations,
-      },
+  return aTransaction({
+    name: 's11-release',
+    namespace: 'team-a',
+    uid: 'u-1',
+    annotations: {
+      ...sourceAnnotations({
+        repository: REPOSITORY,
+        revision: `main@sha1:${'a'.repeat(40)}`,
+        path: 'transactions/s11-release',
+        sequence: '17',
+      }),
+      ...annotations,
     },
-    spec: { serviceAccountName: 'deployer', changes: [] },
-  };
+  });
 }
 
 describe('the provenance stamp', () => {

@@ -19,6 +19,7 @@ import {
 } from '../../../src/gitops/materialize-decision.ts';
 import { noticeRefusal, renderRollbackRefusal } from '../../../src/gitops/materialize-records.ts';
 import { rollbackVerdict } from '../../../src/gitops/rollback-verdict.ts';
+import { aTransaction, sourceAnnotations } from '../../support/transactions.ts';
 
 const UID = '7d3c1a2e-0000-4000-8000-000000000001';
 const REPOSITORY = 'https://git.example.com/platform/deploys.git';
@@ -112,21 +113,12 @@ describe('the decision on a ROLLBACK file of a recorded directory', () => {
 function live(
   more: { uid?: string; annotations?: Record<string, string>; phase?: string } = {},
 ): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: {
-      name: 'deploy',
-      namespace: 'shop',
-      uid: more.uid ?? UID,
-      annotations: more.annotations ?? {
-        'tx.janus.io/source-repository': REPOSITORY,
-        'tx.janus.io/source-path': PATH,
-      },
-    },
-    spec: { serviceAccountName: 'deployer', changes: [] },
+  return aTransaction({
+    name: 'deploy',
+    uid: more.uid ?? UID,
+    annotations: more.annotations ?? sourceAnnotations({ repository: REPOSITORY, path: PATH }),
     status: { phase: (more.phase ?? 'Committed') as 'Committed' },
-  };
+  });
 }
 
 const origin = { uid: UID, repository: REPOSITORY, path: PATH };

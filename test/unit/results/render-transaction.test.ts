@@ -2,38 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ItemStatus, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { changeOutcome, parseTrailers, renderTransactionResult } from '../../../src/results/index.ts';
+import { aTransaction, sourceAnnotations } from '../../support/transactions.ts';
 
 const SOURCE_SHA = 'b'.repeat(40);
 const CONTEXT = { controllerVersion: '0.1.0', identity: 'janus-7d9f-abc' };
 
 function transaction(status: Transaction['status']): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: {
-      name: 'deploy-v2',
-      namespace: 'default',
-      uid: 'uid-1',
-      annotations: {
-        'tx.janus.io/source-repository': 'https://git.example.com/platform/deploys.git',
-        'tx.janus.io/source-revision': `main@sha1:${SOURCE_SHA}`,
-        'tx.janus.io/source-path': 'transactions/deploy-v2',
+  return aTransaction({
+    namespace: 'default',
+    uid: 'uid-1',
+    annotations: sourceAnnotations({
+      repository: 'https://git.example.com/platform/deploys.git',
+      revision: `main@sha1:${SOURCE_SHA}`,
+      path: 'transactions/deploy-v2',
+    }),
+    serviceAccountName: 'deploy-sa',
+    changes: [
+      {
+        target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg' },
+        type: 'Patch',
+        content: { data: { a: '1' } },
       },
-    },
-    spec: {
-      serviceAccountName: 'deploy-sa',
-      changes: [
-        {
-          target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'cfg' },
-          type: 'Patch',
-          content: { data: { a: '1' } },
-        },
-        { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, type: 'Update', content: {} },
-        { target: { apiVersion: 'v1', kind: 'Secret', name: 'old', namespace: 'other' }, type: 'Delete' },
-      ],
-    },
+      { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, type: 'Update', content: {} },
+      { target: { apiVersion: 'v1', kind: 'Secret', name: 'old', namespace: 'other' }, type: 'Delete' },
+    ],
     ...(status && { status }),
-  };
+  });
 }
 
 const item = (target: string, fields: Partial<ItemStatus>): ItemStatus => ({

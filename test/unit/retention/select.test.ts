@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_SOURCE_REPOSITORY, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { fromGit, type RetentionPolicy, retentionVerdicts } from '../../../src/retention/select.ts';
+import { aTransaction } from '../../support/transactions.ts';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-11-24T12:00:00Z');
@@ -12,17 +13,16 @@ function txn(
   hoursAgo: number,
   extra: { namespace?: string; items?: Array<{ committed?: boolean; rolledBack?: boolean }> } = {},
 ): Transaction {
-  return {
-    apiVersion: 'tx.janus.io/v1alpha1',
-    kind: 'Transaction',
-    metadata: { name, namespace: extra.namespace ?? 'shop', uid: `uid-${name}` },
-    spec: { serviceAccountName: 'deployer', changes: [] },
+  return aTransaction({
+    name,
+    ...(extra.namespace && { namespace: extra.namespace }),
+    uid: `uid-${name}`,
     status: {
       ...(phase && { phase: phase as never }),
       ...(phase && { completedAt: new Date(NOW - hoursAgo * HOUR).toISOString() }),
       items: extra.items ?? [],
     },
-  };
+  });
 }
 
 const verdicts = (list: Transaction[], recorded = (_: Transaction) => true) =>

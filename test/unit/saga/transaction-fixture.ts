@@ -1,13 +1,12 @@
 /** Builds Transactions in a given persisted state for the pure saga rules. */
 import {
-  API_VERSION,
   FINALIZER,
   type ItemStatus,
-  KIND,
   type Phase,
   type Transaction,
   type TransactionStatus,
 } from '../../../src/api/v1alpha1/index.ts';
+import { aTransaction } from '../../support/transactions.ts';
 
 export interface TxnState {
   /** Undefined: no status at all (a Transaction just created). */
@@ -21,32 +20,24 @@ export interface TxnState {
 
 export function txnIn(state: TxnState = {}): Transaction {
   const { phase, finalizer = true, deletionTimestamp, annotations, items, status } = state;
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: {
-      name: 'deploy-v2',
-      namespace: 'shop',
-      uid: '7f0c1a52-0000-4000-8000-000000000001',
-      generation: 1,
-      ...(finalizer && { finalizers: [FINALIZER] }),
-      ...(deletionTimestamp && { deletionTimestamp }),
-      ...(annotations && { annotations }),
-    },
-    spec: {
-      serviceAccountName: 'deploy-sa',
-      changes: [
-        {
-          target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config' },
-          type: 'Patch',
-          content: { data: { mode: 'blue' } },
-        },
-      ],
-    },
+  return aTransaction({
+    uid: '7f0c1a52-0000-4000-8000-000000000001',
+    generation: 1,
+    ...(finalizer && { finalizers: [FINALIZER] }),
+    ...(deletionTimestamp && { deletionTimestamp }),
+    ...(annotations && { annotations }),
+    serviceAccountName: 'deploy-sa',
+    changes: [
+      {
+        target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'app-config' },
+        type: 'Patch',
+        content: { data: { mode: 'blue' } },
+      },
+    ],
     ...((phase !== undefined || items !== undefined || status !== undefined) && {
       status: { ...(phase && { phase }), ...(items && { items }), ...status },
     }),
-  };
+  });
 }
 
 /** Item states, as the saga records them. */

@@ -1,25 +1,29 @@
 /**
- * Starts a real Kubernetes control plane for tests: etcd, kube-apiserver (RBAC on, static-token
+ * Starts a real Kubernetes control plane on this machine, for the demo and the integration tests: etcd, kube-apiserver (RBAC on, static-token
  * authentication), kube-controller-manager (garbage collector, namespace, workload and
  * node-lifecycle controllers), kube-scheduler, and kwok, the SIG simulator that plays the nodes
- * and their pods' lifecycles (test/kube-testenv/kwok/stages.yaml: a test picks how a pod behaves
- * by its image tag), all built from upstream Go modules by test/kube-testenv/build.sh. Everything
+ * and their pods' lifecycles (kwok-stages.yaml next to this file: a manifest picks how a pod
+ * behaves by its image tag), from the binaries control-plane-binaries.ts finds. Everything
  * listens on 127.0.0.1 on free ports and lives in one temporary directory; stop() ends every
  * process it started, and a watchdog ends them too if the process that started them dies without
  * stopping them.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { REPO_ROOT } from './control-plane-binaries.ts';
+import { freePorts, startWatchdog, terminate, waitFor } from './control-plane-processes.ts';
+import { loopbackRequest } from './loopback-http.ts';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
+/**
+ * kwok's stages: how the simulated nodes and pods behave. Read from the source tree (tsc does not
+ * copy it into dist/), which the demo needs anyway for examples/ and manifests/.
+ */
+export const KWOK_STAGES = join(REPO_ROOT, 'src/cli/demo/kwok-stages.yaml');
 
 /** The identities every test run has, each with its own kubeconfig. */
 export const IDENTITIES = {
@@ -30,7 +34,7 @@ export const IDENTITIES = {
     user: 'system:serviceaccount:janus-system:janus-controller',
     groups: ['system:serviceaccounts', 'system:serviceaccounts:janus-system'],
   },
-  /** A user with no permissions at all. */
+  /** A user with no permissions at all (the tests' unprivileged caller; the demo has no use for it). */
   alice: { user: 'alice', groups: [] as string[] },
 } as const;
 
@@ -53,15 +57,6 @@ export interface StartOptions {
   binDir: string;
   /** Seconds to wait for readiness. */
   readyTimeoutSeconds?: number;
-}
-
-/** Builds the control plane if needed (cached outside the repo) and returns the binary folder. */
-export function buildControlPlane(): string {
-  const out = execFileSync('bash', [join(repoRoot, 'test/kube-testenv/build.sh')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  return out.trim().split('\n').pop() ?? '';
 }
 
 export async function startControlPlane(opts: StartOptions): Promise<ControlPlane> {
@@ -118,8 +113,8 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
       '--log-level=warn',
     ]);
     await waitFor('etcd', etcd, dir, deadline, async () => {
-      const res = await request(`http://127.0.0.1:${etcdPort}/health`);
-      return res.statusCode === 200 && (await res.body.text()).includes('"true"');
+      const res = await loopbackRequest(`http://127.0.0.1:${etcdPort}/health`);
+      return res.status === 200 && res.text.includes('"true"');
     });
 
     const apiserver = launch('kube-apiserver', [
@@ -139,20 +134,14 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
       '--allow-privileged=true',
       '--profiling=false',
     ]);
-    let tls: Agent | undefined;
     const server = `https://127.0.0.1:${apiPort}`;
     await waitFor('kube-apiserver', apiserver, dir, deadline, async () => {
-      tls ??= new Agent({ connect: { ca: await readFile(join(dir, 'pki/apiserver.crt'), 'utf8') } });
-      const headers = { authorization: `Bearer ${tokens.admin}` };
-      const ready = await request(`${server}/readyz`, { dispatcher: tls, headers });
-      await ready.body.dump();
-      if (ready.statusCode !== 200) return false;
+      const auth = { ca: await readFile(join(dir, 'pki/apiserver.crt'), 'utf8'), token: tokens.admin };
+      const ready = await loopbackRequest(`${server}/readyz`, auth);
+      if (ready.status !== 200) return false;
       // The bootstrap controller creates the default namespace shortly after /readyz.
-      const ns = await request(`${server}/api/v1/namespaces/default`, { dispatcher: tls, headers });
-      await ns.body.dump();
-      return ns.statusCode === 200;
+      return (await loopbackRequest(`${server}/api/v1/namespaces/default`, auth)).status === 200;
     });
-    await tls?.close();
 
     const caData = Buffer.from(await readFile(join(dir, 'pki/apiserver.crt'))).toString('base64');
     const kubeconfigs = {} as Record<Identity, string>;
@@ -203,7 +192,7 @@ type Launch = (name: string, args: string[]) => ChildProcess;
 
 /**
  * kube-scheduler places pods on the simulated nodes; kwok plays the nodes (heartbeats, status)
- * and the pods on them, by the stages in test/kube-testenv/kwok/stages.yaml.
+ * and the pods on them, by the stages in kwok-stages.yaml.
  */
 async function startWorkloads(
   launch: Launch,
@@ -222,7 +211,7 @@ async function startWorkloads(
   ]);
   launch('kwok', [
     `--kubeconfig=${kubeconfig}`,
-    `--config=${join(repoRoot, 'test/kube-testenv/kwok/stages.yaml')}`,
+    `--config=${KWOK_STAGES}`,
     '--manage-all-nodes=false',
     '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
     '--cidr=10.244.0.0/16',
@@ -232,20 +221,15 @@ async function startWorkloads(
     '--node-lease-duration-seconds=40',
     '--v=WARN',
   ]);
-  const tls = new Agent({ connect: { ca: await readFile(join(dir, 'pki/apiserver.crt'), 'utf8') } });
-  try {
-    for (const name of NODES) {
-      const res = await request(`${server}/api/v1/nodes`, {
-        method: 'POST',
-        dispatcher: tls,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(fakeNode(name)),
-      });
-      const body = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`creating node ${name}: HTTP ${res.statusCode} ${body}`);
-    }
-  } finally {
-    await tls.close();
+  const ca = await readFile(join(dir, 'pki/apiserver.crt'), 'utf8');
+  for (const name of NODES) {
+    const res = await loopbackRequest(`${server}/api/v1/nodes`, {
+      method: 'POST',
+      ca,
+      token,
+      body: fakeNode(name),
+    });
+    if (res.status !== 201) throw new Error(`creating node ${name}: HTTP ${res.status} ${res.text}`);
   }
 }
 
@@ -277,78 +261,4 @@ export function kubeconfigYaml(server: string, caData: string, user: string, tok
     contexts: [{ name: user, context: { cluster: 'janus-test', user } }],
     'current-context': user,
   });
-}
-
-async function waitFor(
-  name: string,
-  child: ChildProcess,
-  dir: string,
-  deadline: number,
-  ready: () => Promise<boolean>,
-): Promise<void> {
-  let lastError = '';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${await tail(dir, name)}`);
-    }
-    try {
-      if (await ready()) return;
-    } catch (e) {
-      lastError = (e as Error).message; // not listening yet, or certificate not written yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${name} was not ready in time (${lastError}):\n${await tail(dir, name)}`);
-}
-
-async function tail(dir: string, name: string): Promise<string> {
-  const text = await readFile(join(dir, `${name}.log`), 'utf8').catch(() => '');
-  return text.split('\n').slice(-40).join('\n');
-}
-
-async function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/**
- * A detached shell that outlives us only to clean up: it reads child PIDs on stdin and, when
- * our process is gone (killed, crashed, Ctrl-C during setup), kills them and removes the folder.
- */
-function startWatchdog(dir: string): ChildProcess {
-  const script = `
-    pids=""
-    while kill -0 ${process.pid} 2>/dev/null; do
-      if read -t 1 pid; then pids="$pids $pid"; else sleep 1; fi
-    done
-    if [ -n "$pids" ]; then kill -TERM $pids 2>/dev/null; sleep 3; kill -KILL $pids 2>/dev/null; fi
-    rm -rf '${dir}'`;
-  const child = spawn('bash', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-  child.unref();
-  return child;
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const s = createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => {
-    const addr = s.address();
-    if (!addr || typeof addr === 'string') throw new Error('no port');
-    return addr.port;
-  });
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
 }

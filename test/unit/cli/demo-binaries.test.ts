@@ -1,0 +1,55 @@
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { binarySource, cachedBinaries } from '../../../src/cli/demo/control-plane-binaries.ts';
+
+const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
+
+describe('where the demo gets the control plane binaries', () => {
+  let cache: string;
+  const env = () => ({ JANUS_CACHE_DIR: cache });
+
+  async function build(hash: string, { complete = true, ageSeconds = 0 } = {}): Promise<string> {
+    const bin = join(cache, 'kube-testenv', hash, 'bin');
+    await mkdir(bin, { recursive: true });
+    for (const name of BINARIES) await writeFile(join(bin, name), '');
+    if (complete) await writeFile(join(bin, '.complete'), '');
+    const when = new Date(Date.now() - ageSeconds * 1000);
+    await utimes(bin, when, when);
+    return bin;
+  }
+
+  beforeEach(async () => {
+    cache = await mkdtemp(join(tmpdir(), 'janus-binaries-'));
+  });
+  afterEach(() => rm(cache, { recursive: true, force: true }));
+
+  it('runs build.sh when the script and Go are there', () => {
+    expect(binarySource({ buildScript: true, go: true, cached: undefined }, env())).toEqual({ build: true });
+  });
+
+  it('otherwise takes the newest complete build in the cache', async () => {
+    await build('old', { ageSeconds: 3600 });
+    const newest = await build('new');
+    await build('partial', { complete: false });
+    const cached = cachedBinaries(env());
+    expect(cached).toBe(newest);
+    expect(binarySource({ buildScript: false, go: false, cached }, env())).toEqual({
+      build: false,
+      binDir: newest,
+    });
+  });
+
+  it('names the folder and the command when there is no build (a copy without test/)', () => {
+    expect(cachedBinaries(env())).toBeUndefined();
+    const source = binarySource({ buildScript: false, go: true, cached: undefined }, env());
+    expect(source).toEqual({ missing: expect.stringContaining(join(cache, 'kube-testenv', '<hash>/bin')) });
+    expect(source).toEqual({ missing: expect.stringContaining('npm run kube:build') });
+  });
+
+  it('asks for Go when the script is there but Go is not', () => {
+    const source = binarySource({ buildScript: true, go: false, cached: undefined }, env());
+    expect(source).toEqual({ missing: expect.stringMatching(/install Go, then run `npm run kube:build`/) });
+  });
+});
