@@ -43,7 +43,7 @@ export function prerequisiteProblems(localCluster: boolean): string[] {
   const needed = [EXAMPLES, join(REPO_ROOT, 'manifests'), ...(localCluster ? [KWOK_STAGES] : [])];
   if (!needed.every((path) => existsSync(path))) {
     problems.push(
-      `janus demo runs from a checkout of Janus (it needs examples/, manifests/ and src/cli/demo/kwok-stages.yaml under ${REPO_ROOT})`,
+      `janus demo runs from a source checkout of Janus (it needs examples/, manifests/ and src/cli/demo/kwok-stages.yaml under ${REPO_ROOT})`,
     );
   }
   if (!onPath('git', ['--version'])) problems.push('git is not installed (or not on PATH)');
