@@ -24,6 +24,7 @@ import { microTime } from '../../../../src/locks/lease-name.ts';
 import { silentLogger } from '../../../../src/log/index.ts';
 import { RollbackStore } from '../../../../src/rollback-store/store.ts';
 import { FakeApi } from '../../../support/fake-api.ts';
+import { aTransaction } from '../../../support/transactions.ts';
 
 export const NAMESPACE = 'shop';
 export const START = Date.parse('2026-03-01T12:00:00.000Z');
@@ -111,12 +112,17 @@ export function transaction(
   changes: Change[],
   spec: Partial<TransactionSpec> = {},
 ): string {
-  world.api.put<Transaction>({
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name, namespace: NAMESPACE, finalizers: ['tx.janus.io/finalizer'] },
-    spec: { serviceAccountName: 'deploy-sa', changes, ...spec },
-  });
+  const { serviceAccountName = 'deploy-sa', changes: _changes, ...rest } = spec;
+  world.api.put<Transaction>(
+    aTransaction({
+      name,
+      namespace: NAMESPACE,
+      finalizers: ['tx.janus.io/finalizer'],
+      serviceAccountName,
+      changes,
+      spec: rest,
+    }),
+  );
   return name;
 }
 
