@@ -51,14 +51,25 @@ export async function runManager(o: ManagerOptions): Promise<void> {
     log,
   });
 
-  await leadUntil(shutdownSignal(log), {
+  // A term that cannot start ends the process, as a failed runnable ends controller-runtime's
+  // manager: a leader that kept its Lease without its Git side would look ready and do nothing.
+  const failed = new AbortController();
+  let failure: unknown;
+  await leadUntil(AbortSignal.any([shutdownSignal(log), failed.signal]), {
     client,
     namespace: o.controllerNamespace,
     election: o.leaderElection,
     log,
     onLeading: (leading) => metrics.setLeader(leading),
     work: async (signal) => {
-      const started = await startTerm(o, plan, { client, metrics, source, current: () => term }, signal);
+      let started: Term;
+      try {
+        started = await startTerm(o, plan, { client, metrics, source, current: () => term }, signal);
+      } catch (error) {
+        failure = error;
+        failed.abort();
+        throw error;
+      }
       term = started;
       await aborted(signal);
       term = undefined;
@@ -69,6 +80,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   await listeners?.close();
   await source?.repository.idle();
   await client.connection.close();
+  if (failure !== undefined) throw failure;
 }
 
 /** Starts the leader's runnables in order: the controller, then the Git side. */
@@ -104,6 +116,11 @@ async function startTerm(
         },
       }),
   });
-  const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal) : undefined;
-  return { controller, git };
+  try {
+    const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal) : undefined;
+    return { controller, git };
+  } catch (error) {
+    await controller.stop();
+    throw error;
+  }
 }
