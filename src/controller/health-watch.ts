@@ -29,7 +29,8 @@ import {
   type ResourceMapping,
 } from '../kube/resources.ts';
 import type { Logger } from '../log/index.ts';
-import { dropManagedFields, Informer } from '../runtime/informer.ts';
+import { Informer } from '../runtime/informer.ts';
+import { dropManagedFields } from '../runtime/watch-stream.ts';
 import {
   followed,
   type Interest,

@@ -10,7 +10,8 @@ import { PatchType } from '../kube/client.ts';
 import { isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { KubeObject, Objects } from '../kube/resources.ts';
 import { describeError, type Logger } from '../log/index.ts';
-import { dropManagedFields, Informer } from '../runtime/informer.ts';
+import { Informer } from '../runtime/informer.ts';
+import { dropManagedFields } from '../runtime/watch-stream.ts';
 import {
   describeSuspension,
   gitControlConfigMapName,

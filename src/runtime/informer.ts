@@ -8,13 +8,13 @@
  *         └────────────── 410 Gone (HTTP or ERROR event) ────┘
  */
 import type { KubeClient, Query, WatchEvent } from '../kube/client.ts';
-import { isGone, KubeApiError, type StatusBody } from '../kube/errors.ts';
 import type { KubeObject, ObjectList } from '../kube/resources.ts';
 import { type Logger, silentLogger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay, jitterUp, type Random } from './backoff.ts';
 import { guardHooks } from './guard-hooks.ts';
 import { type CacheChange, isNewer, ObjectCache, objectKey } from './object-cache.ts';
 import { sleep } from './sleep.ts';
+import { type StreamEnd, type WatchEndReason, watchOnce } from './watch-stream.ts';
 
 /** What the informer needs of a KubeClient; tests may wrap one to cut or age its watches. */
 export type ListWatchClient = Pick<KubeClient, 'request' | 'watch'>;
@@ -30,9 +30,6 @@ export interface InformerHandlers<T> {
   /** `obj` is the last known state; after a relist it may predate the actual deletion. */
   onDelete?(obj: T, key: string): void;
 }
-
-/** Why a watch stream ended: the server's timeout, 410 Gone, another error, or no data for too long. */
-export type WatchEndReason = 'closed' | 'gone' | 'error' | 'stalled';
 
 /** Counters for metrics; the caller binds them to its registry and labels. */
 export interface InformerMetrics {
@@ -69,18 +66,6 @@ export interface InformerOptions<T extends KubeObject> {
 }
 
 export const DEFAULT_INFORMER_BACKOFF: BackoffPolicy = { baseMs: 800, capMs: 30_000, jitter: 0.5 };
-/** A stream open this long past its server timeout is dead (e.g. a silently dropped connection). */
-const STALL_GRACE_SECONDS = 30;
-/** client-go's "very short watch": a clean close this soon with no event counts as a failure. */
-const MIN_HEALTHY_STREAM_MS = 1_000;
-
-interface StreamEnd {
-  reason: WatchEndReason;
-  /** The stream delivered data (or ran long enough), so the backoff starts over. */
-  healthy: boolean;
-  error?: unknown;
-}
-
 export class Informer<T extends KubeObject = KubeObject> {
   readonly #opts: InformerOptions<T>;
   readonly #logger: Logger;
@@ -211,39 +196,17 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  /** Runs one watch stream to its end; never throws. */
-  async #watchStream(resourceVersion: string, signal: AbortSignal): Promise<StreamEnd> {
-    const timeoutSeconds = jitterUp(this.#opts.watchTimeoutSeconds ?? 300, 0.1, this.#opts.random);
-    const stalled = new AbortController();
-    const stallTimer = setTimeout(() => stalled.abort(), (timeoutSeconds + STALL_GRACE_SECONDS) * 1000);
-    const query: Query = { ...this.#selectors(), resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
-    const started = performance.now();
-    let received = 0;
-    try {
-      const events = this.#opts.client.watch<T | StatusBody>(
-        this.#opts.path,
-        query,
-        AbortSignal.any([signal, stalled.signal]),
-      );
-      for await (const event of events) {
-        this.#metrics.event?.(event.type);
-        if (event.type === 'ERROR') {
-          const error = errorFromStatus(this.#opts.path, event.object as StatusBody);
-          return { reason: isGone(error) ? 'gone' : 'error', healthy: received > 0, error };
-        }
-        received++;
-        this.#apply(event as WatchEvent<T>);
-      }
-      if (stalled.signal.aborted) return { reason: 'stalled', healthy: received > 0 };
-      return {
-        reason: 'closed',
-        healthy: received > 0 || performance.now() - started >= MIN_HEALTHY_STREAM_MS,
-      };
-    } catch (e) {
-      return { reason: isGone(e) ? 'gone' : 'error', healthy: received > 0, error: e };
-    } finally {
-      clearTimeout(stallTimer);
-    }
+  /** Runs one watch stream from `resourceVersion` to its end; never throws. */
+  #watchStream(resourceVersion: string, signal: AbortSignal): Promise<StreamEnd> {
+    return watchOnce({
+      client: this.#opts.client,
+      path: this.#opts.path,
+      query: { ...this.#selectors(), resourceVersion },
+      timeoutSeconds: jitterUp(this.#opts.watchTimeoutSeconds ?? 300, 0.1, this.#opts.random),
+      signal,
+      onEvent: (type) => this.#metrics.event?.(type),
+      apply: (event) => this.#apply(event as WatchEvent<T>),
+    });
   }
 
   /**
@@ -324,15 +287,4 @@ export class Informer<T extends KubeObject = KubeObject> {
   #selectors(): Query {
     return { labelSelector: this.#opts.labelSelector, fieldSelector: this.#opts.fieldSelector };
   }
-}
-
-/** A transform that drops metadata.managedFields, usually the largest part of a cached object. */
-export function dropManagedFields<T extends KubeObject>(obj: T): T {
-  if (obj.metadata.managedFields === undefined) return obj;
-  const { managedFields: _, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
-}
-
-function errorFromStatus(path: string, status: StatusBody): KubeApiError {
-  return new KubeApiError('WATCH', path, status.code ?? 500, status);
 }

@@ -2,12 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { createLogger } from '../../../src/log/index.ts';
-import {
-  dropManagedFields,
-  Informer,
-  type InformerOptions,
-  type WatchEndReason,
-} from '../../../src/runtime/informer.ts';
+import { Informer, type InformerOptions } from '../../../src/runtime/informer.ts';
+import { dropManagedFields, type WatchEndReason } from '../../../src/runtime/watch-stream.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { CuttableWatchClient } from './fault-injection.ts';
