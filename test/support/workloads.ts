@@ -63,3 +63,72 @@ export function availableWith(admin: Objects, namespace: string, name: string, i
     { timeoutMs: 90_000 },
   );
 }
+
+/**
+ * A StatefulSet `name` (pods labelled app=<name>, one container "app") running `image`, with the
+ * defaults a StatefulSet gets when they are not said: podManagementPolicy OrderedReady and a
+ * RollingUpdate without partition.
+ */
+export function statefulSet(
+  namespace: string,
+  name: string,
+  image: string,
+  spec: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: {
+      replicas: 3,
+      serviceName: name,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
+      ...spec,
+    },
+  } as KubeObject;
+}
+
+export interface StatefulSetPod {
+  name: string;
+  revision: string | undefined;
+  image: string | undefined;
+  ready: boolean;
+}
+
+/** The StatefulSet's pods (not being deleted), by name: revision hash, image, readiness. */
+export async function statefulSetPods(admin: Objects, namespace: string, name: string): Promise<StatefulSetPod[]> {
+  const pods = await admin.list('v1', 'Pod', namespace, { labelSelector: `app=${name}` });
+  type Pod = KubeObject & {
+    spec?: { containers?: { image?: string }[] };
+    status?: { conditions?: { type: string; status: string }[] };
+  };
+  return (pods.items as Pod[])
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .map((p) => ({
+      name: p.metadata.name,
+      revision: p.metadata.labels?.['controller-revision-hash'],
+      image: p.spec?.containers?.[0]?.image,
+      ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Waits until all `replicas` pods of the StatefulSet run `image` and are Ready; returns its revision. */
+export function readyWith(admin: Objects, namespace: string, name: string, image: string, replicas = 3) {
+  return eventually(
+    async () => {
+      const pods = await statefulSetPods(admin, namespace, name);
+      expect(pods.map((p) => ({ image: p.image, ready: p.ready }))).toEqual(
+        Array.from({ length: replicas }, () => ({ image, ready: true })),
+      );
+      const sts = (await admin.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', name, namespace })) as KubeObject & {
+        status?: { updateRevision?: string; currentRevision?: string; readyReplicas?: number };
+      };
+      expect(sts.status?.readyReplicas).toBe(replicas);
+      expect(new Set(pods.map((p) => p.revision))).toEqual(new Set([sts.status?.updateRevision]));
+      return { revision: sts.status?.updateRevision ?? '', pods };
+    },
+    { timeoutMs: 120_000 },
+  );
+}
