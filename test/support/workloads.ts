@@ -97,7 +97,11 @@ export interface StatefulSetPod {
 }
 
 /** The StatefulSet's pods (not being deleted), by name: revision hash, image, readiness. */
-export async function statefulSetPods(admin: Objects, namespace: string, name: string): Promise<StatefulSetPod[]> {
+export async function statefulSetPods(
+  admin: Objects,
+  namespace: string,
+  name: string,
+): Promise<StatefulSetPod[]> {
   const pods = await admin.list('v1', 'Pod', namespace, { labelSelector: `app=${name}` });
   type Pod = KubeObject & {
     spec?: { containers?: { image?: string }[] };
@@ -122,7 +126,12 @@ export function readyWith(admin: Objects, namespace: string, name: string, image
       expect(pods.map((p) => ({ image: p.image, ready: p.ready }))).toEqual(
         Array.from({ length: replicas }, () => ({ image, ready: true })),
       );
-      const sts = (await admin.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', name, namespace })) as KubeObject & {
+      const sts = (await admin.get({
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        name,
+        namespace,
+      })) as KubeObject & {
         status?: { updateRevision?: string; currentRevision?: string; readyReplicas?: number };
       };
       expect(sts.status?.readyReplicas).toBe(replicas);
