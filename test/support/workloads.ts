@@ -1,4 +1,4 @@
-/** Workloads for tests on the kwok nodes: a Deployment, and waiting for it to be available. */
+/** Workloads for tests on the kwok nodes: a Deployment or a StatefulSet, and waiting for it to be ready. */
 import { expect } from 'vitest';
 import type { KubeObject, Objects } from '../../src/kube/resources.ts';
 import { eventually } from './eventually.ts';
@@ -10,6 +10,26 @@ export interface DeploymentState {
   replicas: number;
 }
 
+/** A workload `kind` named `name` (pods labelled app=<name>, one container "app") running `image`. */
+function podsRunning(
+  kind: string,
+  namespace: string,
+  name: string,
+  image: string,
+  spec: Record<string, unknown>,
+): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind,
+    metadata: { name, namespace, labels: { app: name } },
+    spec: {
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
+      ...spec,
+    },
+  } as KubeObject;
+}
+
 /** A Deployment `name` (pods labelled app=<name>, one container "app") running `image`. */
 export function deployment(
   namespace: string,
@@ -17,17 +37,7 @@ export function deployment(
   image: string,
   spec: Record<string, unknown> = {},
 ): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace, labels: { app: name } },
-    spec: {
-      replicas: 2,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
-      ...spec,
-    },
-  } as KubeObject;
+  return podsRunning('Deployment', namespace, name, image, { replicas: 2, ...spec });
 }
 
 export async function deploymentState(
@@ -75,18 +85,7 @@ export function statefulSet(
   image: string,
   spec: Record<string, unknown> = {},
 ): KubeObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name, namespace, labels: { app: name } },
-    spec: {
-      replicas: 3,
-      serviceName: name,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image }] } },
-      ...spec,
-    },
-  } as KubeObject;
+  return podsRunning('StatefulSet', namespace, name, image, { replicas: 3, serviceName: name, ...spec });
 }
 
 export interface StatefulSetPod {

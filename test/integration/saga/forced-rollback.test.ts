@@ -11,7 +11,13 @@ import { withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
-import { type Rule, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
+import {
+  type Rule,
+  testNamespace,
+  transaction,
+  transactionEvents,
+  waitForPhase,
+} from '../../support/saga.ts';
 import { readyWith, statefulSet, statefulSetPods } from '../../support/workloads.ts';
 
 const clients = useClients();
@@ -37,14 +43,6 @@ async function setOf(prefix: string, rules: Rule[]): Promise<{ ns: string; revis
 const controller = <T>(ns: string, body: () => Promise<T>): Promise<T> =>
   withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' }, body);
 
-async function transactionEvents(ns: string): Promise<string[]> {
-  const events = await clients.admin.list('v1', 'Event', ns);
-  type Event = { reason?: string; message?: string; involvedObject?: { kind?: string } };
-  return (events.items as unknown as Event[])
-    .filter((e) => e.involvedObject?.kind === 'Transaction')
-    .map((e) => `${e.reason}: ${e.message}`);
-}
-
 describe('a StatefulSet rolled back from a crash-looping release', () => {
   it('ends RolledBack with its old pods Ready: the stuck pod of the bad revision is deleted', async () => {
     const { ns, revision } = await setOf('fr-sts', [MAY_CHANGE_SETS, MAY_DELETE_PODS]);
@@ -59,7 +57,7 @@ describe('a StatefulSet rolled back from a crash-looping release', () => {
       const after = await readyWith(clients.admin, ns, 'db', POD_IMAGES.ready);
       expect(after.revision).toBe(revision);
       const events = await eventually(async () => {
-        const all = await transactionEvents(ns);
+        const all = await transactionEvents(clients.admin, ns);
         expect(all.some((e) => e.startsWith('ForcedRollback'))).toBe(true);
         return all;
       });
