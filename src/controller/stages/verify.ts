@@ -62,7 +62,10 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
 
   const observed = await deps.health.observe(run.name, gated.map(refOf), run.asServiceAccount());
   // After a rollback: the stuck pods its controller will not replace are deleted (or a human told).
-  const forced = check === 'Rollback' ? await forceRollback(run, gated, observed, items) : new Map();
+  const forced =
+    check === 'Rollback'
+      ? await forceRollback(run, gated, observed, items)
+      : new Map<number, HealthAssessment>();
   const now = deps.now();
   const assessed: Assessed[] = gated.map((item, k) => ({
     index: item.index,
