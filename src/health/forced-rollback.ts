@@ -9,7 +9,8 @@
  *   the controller recreates them from the restored template. The same deletion finishes the
  *   rollback with a partition or OnDelete (a missing pod is created at the update revision, which
  *   is then the restored one). Only pods the set controls, of the revision the change rolled out
- *   (not the restored one), and not Ready are deleted.
+ *   (not the restored one), and not Ready are deleted. A stuck pod of a revision it cannot call
+ *   its own is never deleted; if the controller will not replace it, a human is told at once.
  * - DaemonSet with updateStrategy OnDelete: its controller never replaces a pod, so a stuck pod of
  *   another template stays stuck; the check fails at once, naming the pods a human must delete.
  *   (RollingUpdate replaces them, as a Deployment's rollback scales the bad ReplicaSet down.)
@@ -54,18 +55,58 @@ function statefulSetStep(
   pods: readonly KubeObject[],
   badRevision: string | undefined,
 ): ForcedRollback {
-  if (!badRevision || !seesItsSpec(sts)) return NONE;
+  if (!seesItsSpec(sts)) return NONE;
   // Its controller has made the restored template the update revision: never delete those pods.
   const restored = stringAt(sts, 'status', 'updateRevision');
   if (!restored || restored === badRevision) return NONE;
   const stuck = controlledBy(sts, pods)
-    .filter((p) => p.metadata.labels?.['controller-revision-hash'] === badRevision)
+    .filter((p) => badRevision && p.metadata.labels?.['controller-revision-hash'] === badRevision)
     .filter((p) => !p.metadata.deletionTimestamp)
     .flatMap((pod) => {
       const health = assessPod(pod);
       return health.status === 'Current' ? [] : [{ pod, why: health.reason }];
     });
-  return stuck.length > 0 ? { kind: 'delete', revision: badRevision, pods: stuck } : NONE;
+  if (badRevision && stuck.length > 0) return { kind: 'delete', revision: badRevision, pods: stuck };
+  return unknownRevisionStuck(sts, pods, [restored, badRevision]);
+}
+
+/**
+ * A pod of yet another revision (not restored, not current, not the one the change rolled out:
+ * the revision could not be recorded, or someone else's) that cannot start. Janus does not delete
+ * what it cannot prove is its own; when the set's controller will not replace it either
+ * (OrderedReady waits for it; OnDelete never replaces), waiting is pointless: a human decides.
+ */
+function unknownRevisionStuck(
+  sts: KubeObject,
+  pods: readonly KubeObject[],
+  known: ReadonlyArray<string | undefined>,
+): ForcedRollback {
+  const parallel = stringAt(sts, 'spec', 'podManagementPolicy') === 'Parallel';
+  const onDelete = stringAt(sts, 'spec', 'updateStrategy', 'type') === 'OnDelete';
+  if (parallel && !onDelete) return NONE;
+  const current = stringAt(sts, 'status', 'currentRevision');
+  const stuck = controlledBy(sts, pods).filter((p) => {
+    const revision = p.metadata.labels?.['controller-revision-hash'];
+    return (
+      !p.metadata.deletionTimestamp &&
+      revision !== undefined &&
+      revision !== current &&
+      !known.includes(revision) &&
+      containerFailure(p) !== undefined
+    );
+  });
+  if (stuck.length === 0) return NONE;
+  const namespace = sts.metadata.namespace ?? '';
+  const why = onDelete ? 'updateStrategy OnDelete never replaces them' : 'OrderedReady waits for them';
+  return {
+    kind: 'human',
+    failure: assessment(
+      sts,
+      'Failed',
+      'ForcedRollbackNeeded',
+      `${describePods(stuck.map((pod) => ({ pod, why: containerFailure(pod)?.reason ?? '' })))} of a revision this transaction did not record as its own cannot start, and ${why}: delete them (kubectl delete pod -n ${namespace} ${stuck.map((p) => p.metadata.name).join(' ')})`,
+    ),
+  };
 }
 
 function daemonSetStep(ds: KubeObject, pods: readonly KubeObject[]): ForcedRollback {

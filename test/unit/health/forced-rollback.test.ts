@@ -81,9 +81,31 @@ describe('forced rollback of a StatefulSet', () => {
   });
 
   it('never deletes a pod of another revision, even a stuck one: it is not this change’s', () => {
-    const older = pod('db-2', of('db-older'));
     const restoredStuck = pod('db-1', of('db-good'));
-    expect(forcedRollback(sts(), [good0, restoredStuck, older], 'db-bad')).toEqual({ kind: 'none' });
+    expect(forcedRollback(sts(), [good0, restoredStuck], 'db-bad')).toEqual({ kind: 'none' });
+    const older = pod('db-2', of('db-older'));
+    const step = forcedRollback(sts(), [good0, older], 'db-bad');
+    expect(step.kind).toBe('human');
+  });
+
+  it('a stuck pod of a revision it cannot call its own: fails at once unless the controller replaces it', () => {
+    const unknown = pod('db-2', of('db-other'));
+    expect(forcedRollback(sts(), [good0, good1, unknown], undefined)).toEqual({
+      kind: 'human',
+      failure: {
+        status: 'Failed',
+        reason: 'ForcedRollbackNeeded',
+        message:
+          'StatefulSet shop/db: pod shop/db-2 (CrashLoopBackOff) of a revision this transaction did not record as its own cannot start, and OrderedReady waits for them: delete them (kubectl delete pod -n shop db-2)',
+      },
+    });
+    // Parallel: the controller replaces it by itself, so the check waits.
+    const parallel = sts();
+    (parallel.spec as Record<string, unknown>).podManagementPolicy = 'Parallel';
+    expect(forcedRollback(parallel, [good0, good1, unknown], undefined)).toEqual({ kind: 'none' });
+    // A pod of the current revision is the set's own business (below a partition, say).
+    const current = sts({ updateRevision: 'db-good2' });
+    expect(forcedRollback(current, [pod('db-0', of('db-good'))], undefined)).toEqual({ kind: 'none' });
   });
 
   it('never deletes a pod the set does not control (a look-alike, or another owner’s)', () => {
@@ -103,8 +125,8 @@ describe('forced rollback of a StatefulSet', () => {
     expect(forcedRollback(sts({ updateRevision: 'db-bad' }), [bad2], 'db-bad')).toEqual({ kind: 'none' });
   });
 
-  it('does nothing without a recorded revision: it cannot tell which pods the change made', () => {
-    expect(forcedRollback(sts(), [bad2], undefined)).toEqual({ kind: 'none' });
+  it('deletes nothing without a recorded revision: it cannot tell which pods the change made', () => {
+    expect(forcedRollback(sts(), [bad2], undefined).kind).toBe('human');
   });
 
   it('deletes the same way with a partition or OnDelete (the recreated pod takes the restored template)', () => {
