@@ -284,3 +284,12 @@ export async function lockHeldElsewhere(
   });
   return name;
 }
+
+/** What Janus told about the Transactions of `namespace` (their Events), as "reason: message". */
+export async function transactionEvents(admin: Objects, namespace: string): Promise<string[]> {
+  const events = await admin.list('v1', 'Event', namespace);
+  type Event = { reason?: string; message?: string; involvedObject?: { kind?: string } };
+  return (events.items as unknown as Event[])
+    .filter((e) => e.involvedObject?.kind === 'Transaction')
+    .map((e) => `${e.reason}: ${e.message}`);
+}

@@ -285,6 +285,11 @@ const itemStatus = object({
     description:
       'SHA-256 of what this change left (spec and user metadata, not status): tells a controller’s status write from someone else’s change at rollback.',
   }),
+  rolloutRevision: string({
+    maxLength: 253,
+    description:
+      'The revision this change rolled out (a StatefulSet’s status.updateRevision once its controller saw the change), recorded before a rollback restores the target: after it, the pods of this revision left stuck are deleted (forced rollback).',
+  }),
   health: object({
     status: string({ enum: HEALTH_STATUSES }),
     reason: string({ maxLength: MAX_REASON, pattern: REASON_PATTERN }),

@@ -15,6 +15,7 @@ import { gatedItems, startCheck } from '../../saga/health-gate.ts';
 import { describeTarget } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks } from '../locking.ts';
+import { recordRolloutRevisions } from './forced-rollback.ts';
 import { enterCheck, isPastDeadline, lockWait, nextRecovery, type StageOutcome } from './outcomes.ts';
 
 export async function rollback(run: SagaRun): Promise<StageOutcome> {
@@ -49,6 +50,7 @@ export async function rollback(run: SagaRun): Promise<StageOutcome> {
     );
   }
 
+  await recordRolloutRevisions(run, pending, items);
   for (const item of pending) {
     if (isPastDeadline(run)) return finish(run, items, 'the rollback deadline passed');
     const state = items[item.index] ?? {};

@@ -30,6 +30,7 @@ import { describeTarget } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import { confirmLock } from '../locking.ts';
+import { forceRollback } from './forced-rollback.ts';
 import { abort, committedMessage, type Entering, type StageResult } from './outcomes.ts';
 
 /**
@@ -60,10 +61,15 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
   }
 
   const observed = await deps.health.observe(run.name, gated.map(refOf), run.asServiceAccount());
+  // After a rollback: the stuck pods its controller will not replace are deleted (or a human told).
+  const forced =
+    check === 'Rollback'
+      ? await forceRollback(run, gated, observed, items)
+      : new Map<number, HealthAssessment>();
   const now = deps.now();
   const assessed: Assessed[] = gated.map((item, k) => ({
     index: item.index,
-    assessment: assess(item, observed[k]?.object, observed[k]?.related, check),
+    assessment: forced.get(item.index) ?? assess(item, observed[k]?.object, observed[k]?.related, check),
   }));
   let changed = false;
   for (const a of assessed) {

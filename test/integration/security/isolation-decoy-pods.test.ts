@@ -11,7 +11,14 @@ import { withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
-import { getTxn, grantRole, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
+import {
+  getTxn,
+  grantRole,
+  testNamespace,
+  transaction,
+  transactionEvents,
+  waitForPhase,
+} from '../../support/saga.ts';
 
 const clients = useClients();
 
@@ -96,15 +103,6 @@ async function decoy(ns: string, revision: string): Promise<void> {
 const controller = <T>(ns: string, body: () => Promise<T>): Promise<T> =>
   withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' }, body);
 
-/** What Janus told about the Transaction (its Events), as "reason: message". */
-async function eventMessages(ns: string): Promise<string[]> {
-  const events = await clients.admin.list('v1', 'Event', ns);
-  type Event = { reason?: string; message?: string; involvedObject?: { kind?: string } };
-  return (events.items as unknown as Event[])
-    .filter((e) => e.involvedObject?.kind === 'Transaction')
-    .map((e) => `${e.reason}: ${e.message}`);
-}
-
 describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gate', () => {
   it('a decoy with the update revision’s hash, created while the rollout verifies, does not fail it', async () => {
     const { ns } = await setWithNeighbour('iso-decoy-fwd');
@@ -128,7 +126,7 @@ describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gat
       const txn = await waitForPhase(clients.admin, ns, 'release', 'RolledBack', 150_000);
       // Rolled back because the set's own pods never got Ready in time, not because of the decoy.
       expect(txn.status?.health).toMatchObject({ check: 'Rollback', result: 'Healthy' });
-      const messages = await eventMessages(ns);
+      const messages = await transactionEvents(clients.admin, ns);
       expect(messages.filter((m) => m.includes('db-decoy'))).toEqual([]);
       expect(messages.some((m) => m.startsWith('HealthCheckFailed'))).toBe(false);
       expect(messages.find((m) => m.startsWith('HealthCheckTimeout'))).toContain(`StatefulSet ${ns}/db`);
@@ -148,7 +146,7 @@ describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gat
       // The rollout failed on the set's own crash-looping pod; the rollback back to `revision`
       // is checked on the set's own pods only.
       expect(txn.status?.health).toMatchObject({ check: 'Rollback', result: 'Healthy' });
-      const messages = await eventMessages(ns);
+      const messages = await transactionEvents(clients.admin, ns);
       expect(messages.filter((m) => m.includes('db-decoy'))).toEqual([]);
       expect(
         messages.some((m) =>
