@@ -3,9 +3,10 @@
  * test controls every second; credentials from a Secret read as the Transaction's ServiceAccount.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { analysisVerdict, measure } from '../../../src/analysis/index.ts';
+import { analysisVerdict, measure, resolveChecks } from '../../../src/analysis/index.ts';
 import type { Measurement } from '../../../src/analysis/measurement.ts';
 import type { AnalysisCheck } from '../../../src/api/v1alpha1/analysis.ts';
+import { isInvalid, type KubeApiError } from '../../../src/kube/errors.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
@@ -163,6 +164,61 @@ describe('a Prometheus check', () => {
       `check "error-ratio": Prometheus at ${prometheus.address}/ answered 401: it refused the check's credentials, or needs some (credentials.bearerToken or credentials.basicAuth)`,
     );
     expect((await measure(open, { namespace: ns.name, objects: as('reader') })).phase).toBe('Passed');
+  });
+});
+
+describe('an AnalysisTemplate', () => {
+  const template = (failWhen: string) => ({
+    apiVersion: 'tx.janus.io/v1alpha1',
+    kind: 'AnalysisTemplate',
+    metadata: { name: 'http-error-ratio', namespace: ns.name },
+    spec: {
+      args: [{ name: 'release' }, { name: 'max-ratio', value: '0.05' }],
+      checks: [
+        {
+          name: 'error-ratio',
+          interval: '1s',
+          prometheus: {
+            address: prometheus.address,
+            query: errorRatio('{{args.release}}'),
+            failWhen,
+            credentials: { basicAuth: { secretRef: { name: SECRET } } },
+          },
+        },
+      ],
+    },
+  });
+
+  it("is read with the controller's rights, filled with args, and measured as the ServiceAccount", async () => {
+    await clients.admin.create(template('result > {{args.max-ratio}}'));
+    exporter.count({ release: 'templated', code: '200' }, 80);
+    exporter.count({ release: 'templated', code: '500' }, 20);
+    const ref = {
+      templateRef: { name: 'http-error-ratio' },
+      args: [{ name: 'release', value: 'templated' }],
+    };
+    const [c] = await resolveChecks(ref, ns.name, clients.controller);
+    expect(c?.prometheus).toMatchObject({ query: errorRatio('templated'), failWhen: 'result > 0.05' });
+    const m = await measuredWithData(c as AnalysisCheck);
+    expect(m).toMatchObject({ phase: 'Failed', value: 0.2 });
+    expect(m.message).toBe(
+      `query ${JSON.stringify(errorRatio('templated'))} returned 0.2, and the check fails when result > 0.05`,
+    );
+  });
+
+  it('is refused by the API server when its condition is not result <op> <number or argument>', async () => {
+    const refused = await clients.admin.create(template('result > lots')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isInvalid(refused), String(refused)).toBe(true);
+    expect((refused as KubeApiError).serverMessage).toContain('spec.checks[0].prometheus.failWhen');
+  });
+
+  it('that does not exist is named', async () => {
+    await expect(
+      resolveChecks({ templateRef: { name: 'nowhere' } }, ns.name, clients.controller),
+    ).rejects.toThrow(`AnalysisTemplate "${ns.name}/nowhere" does not exist`);
   });
 });
 
