@@ -46,16 +46,18 @@ export function analysisVerdict(check: AnalysisCheck, measurements: readonly Mea
     return {
       ...base,
       phase: 'Failing',
-      message: `${name} failed: ${lastFailure.message} (${failures.length} failed measurements, failure limit ${failureLimit})`,
+      message: `${name} failed: ${lastFailure.message} (${tally(failures.length, failureLimit)})`,
     };
   }
   const last = measurements.at(-1);
   if (!last) return { ...base, phase: 'Pending', message: `${name} has not measured yet` };
   const phase = counted(last, noData) === 'Inconclusive' ? 'Inconclusive' : 'Passing';
-  const tally =
-    failures.length > 0 ? ` (${failures.length} failed measurements, failure limit ${failureLimit})` : '';
-  return { ...base, phase, message: `${name}: ${last.message}${tally}` };
+  const failedSoFar = failures.length > 0 ? ` (${tally(failures.length, failureLimit)})` : '';
+  return { ...base, phase, message: `${name}: ${last.message}${failedSoFar}` };
 }
+
+const tally = (failed: number, limit: number) =>
+  `${failed} failed measurement${failed === 1 ? '' : 's'}, failure limit ${limit}`;
 
 /** When the check measures next: an interval after its last measurement, or now. */
 export function nextMeasurementAt(

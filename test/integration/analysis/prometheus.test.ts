@@ -92,7 +92,7 @@ describe('a Prometheus check', () => {
     const verdict = analysisVerdict(c, [m]);
     expect(verdict.phase).toBe('Failing');
     expect(verdict.message).toBe(
-      `check "error-ratio" failed: query ${JSON.stringify(errorRatio('bad'))} returned 0.1, and the check fails when result > 0.05 (1 failed measurements, failure limit 1)`,
+      `check "error-ratio" failed: query ${JSON.stringify(errorRatio('bad'))} returned 0.1, and the check fails when result > 0.05 (1 failed measurement, failure limit 1)`,
     );
   });
 
@@ -139,6 +139,21 @@ describe('a Prometheus check', () => {
       `check "error-ratio": Prometheus at ${prometheus.address}/ refused query ${JSON.stringify(query)}: bad_data:`,
     );
     expect(analysisVerdict(check(query), [m]).phase).toBe('Inconclusive');
+  });
+
+  it('reports a query that returns more than one number as an error saying how to aggregate', async () => {
+    exporter.count({ release: 'split', code: '200' }, 1);
+    exporter.count({ release: 'split', code: '500' }, 1);
+    const query = 'http_requests_total{release="split"}';
+    const m = await eventually(async () => {
+      const taken = await measure(check(query), { namespace: ns.name, objects: as('reader') });
+      if (taken.phase === 'NoData') throw new Error('not scraped yet');
+      return taken;
+    });
+    expect(m).toMatchObject({
+      phase: 'Error',
+      message: `check "error-ratio": Prometheus at ${prometheus.address}/: query ${JSON.stringify(query)} returned 2 series; a check needs one number (aggregate it, e.g. with sum() or max())`,
+    });
   });
 
   it('refuses credentials the ServiceAccount may not read, naming it and the Secret', async () => {

@@ -76,7 +76,7 @@ describe('analysisVerdict', () => {
     const verdict = analysisVerdict(errorRatio(), measured(errorRatio(), [0.01, 0.3]));
     expect(verdict.phase).toBe('Failing');
     expect(verdict.message).toBe(
-      `check "error-ratio" failed: query ${JSON.stringify(QUERY)} returned 0.3, and the check fails when result > 0.05 (1 failed measurements, failure limit 1)`,
+      `check "error-ratio" failed: query ${JSON.stringify(QUERY)} returned 0.3, and the check fails when result > 0.05 (1 failed measurement, failure limit 1)`,
     );
   });
 
