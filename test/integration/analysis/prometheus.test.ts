@@ -8,6 +8,7 @@ import type { Measurement } from '../../../src/analysis/measurement.ts';
 import type { AnalysisCheck } from '../../../src/api/v1alpha1/analysis.ts';
 import { isInvalid, type KubeApiError } from '../../../src/kube/errors.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
+import { startBearerProxy } from '../../support/bearer-proxy.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { type MetricsExporter, startMetricsExporter } from '../../support/metrics-exporter.ts';
@@ -162,6 +163,41 @@ describe('a Prometheus check', () => {
     expect(m.message).toContain(
       `check "error-ratio": system:serviceaccount:${ns.name}:stranger may not read Secret "${ns.name}/${SECRET}" (a check's credentials are read as the Transaction's ServiceAccount: grant it get on that Secret); the API server said: `,
     );
+  });
+
+  it('reads a bearer token from a Secret as the ServiceAccount, and is refused without it', async () => {
+    const token = 'a-token-for-the-gateway';
+    const basic = `Basic ${Buffer.from(`${USERNAME}:${PASSWORD}`).toString('base64')}`;
+    const gateway = await startBearerProxy(prometheus.address, token, basic);
+    try {
+      await clients.admin.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'prometheus-token', namespace: ns.name },
+        stringData: { token },
+      });
+      await serviceAccount(clients.admin, ns.name, 'token-reader', [
+        { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['prometheus-token'] },
+      ]);
+      const bearer: AnalysisCheck = {
+        name: 'through-gateway',
+        prometheus: {
+          address: gateway.address,
+          query: 'vector(0)',
+          failWhen: 'result > 0.05',
+          credentials: { bearerToken: { secretKeyRef: { name: 'prometheus-token', key: 'token' } } },
+        },
+      };
+      const passed = await measure(bearer, { namespace: ns.name, objects: as('token-reader') });
+      expect(passed).toMatchObject({ phase: 'Passed', value: 0 });
+      // "reader" may read the basic-auth Secret only: the token stays out of its reach.
+      const refused = await measure(bearer, { namespace: ns.name, objects: as('reader') });
+      expect(refused.message).toContain(
+        `system:serviceaccount:${ns.name}:reader may not read Secret "${ns.name}/prometheus-token"`,
+      );
+    } finally {
+      await gateway.stop();
+    }
   });
 
   it('reads credentials as the ServiceAccount: without them Prometheus refuses', async () => {
