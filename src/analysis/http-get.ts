@@ -42,7 +42,7 @@ export function checkUrl(url: string): URL {
     throw new AnalysisRequestError(`${JSON.stringify(url)} is not a URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new AnalysisRequestError(`${addressOf(url)}: only http and https addresses are queried`);
+    throw new AnalysisRequestError(`${JSON.stringify(url)}: only http and https addresses are queried`);
   }
   if (parsed.username || parsed.password) {
     throw new AnalysisRequestError(
