@@ -1,10 +1,11 @@
 /**
- * Writes manifests/crd/transactions.tx.janus.io.yaml from the schema, and the same file into the
- * Helm chart's crds/ (npm run generate).
+ * Writes the CRDs (manifests/crd/*.yaml) from the schemas, and the same files into the Helm
+ * chart's crds/ (npm run generate).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { analysisTemplateCrd } from './v1alpha1/analysis-crd.ts';
 import { transactionCrd } from './v1alpha1/crd.ts';
 
 export const CRD_MANIFEST_PATH = fileURLToPath(
@@ -15,10 +16,27 @@ export const CHART_CRD_PATH = fileURLToPath(
   new URL('../../manifests/helm/janus/crds/transactions.tx.janus.io.yaml', import.meta.url),
 );
 
+export const ANALYSIS_TEMPLATE_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/crd/analysistemplates.tx.janus.io.yaml', import.meta.url),
+);
+
+export const CHART_ANALYSIS_TEMPLATE_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/helm/janus/crds/analysistemplates.tx.janus.io.yaml', import.meta.url),
+);
+
+const HEADER = '# Generated from src/api/v1alpha1 by `npm run generate`. Do not edit.\n';
+
 export function renderCrdManifest(): string {
-  return `# Generated from src/api/v1alpha1 by \`npm run generate\`. Do not edit.\n${stringify(transactionCrd(), { lineWidth: 0 })}`;
+  return `${HEADER}${stringify(transactionCrd(), { lineWidth: 0 })}`;
+}
+
+export function renderAnalysisTemplateCrdManifest(): string {
+  return `${HEADER}${stringify(analysisTemplateCrd(), { lineWidth: 0 })}`;
 }
 
 if (import.meta.main) {
   for (const path of [CRD_MANIFEST_PATH, CHART_CRD_PATH]) writeFileSync(path, renderCrdManifest());
+  for (const path of [ANALYSIS_TEMPLATE_CRD_PATH, CHART_ANALYSIS_TEMPLATE_CRD_PATH]) {
+    writeFileSync(path, renderAnalysisTemplateCrdManifest());
+  }
 }

@@ -56,9 +56,9 @@ export const PHASES = [
 export type Phase = (typeof PHASES)[number];
 
 /** Go-style durations as accepted by CEL `duration()` and time.ParseDuration: "90s", "5m", "1h30m". */
-const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
+export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 /**
  * Kinds known to be cluster-scoped, by "<group>/<kind>" (core group: empty). For these the API

@@ -49,6 +49,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
   return readManifests(
     join(REPO_ROOT, 'manifests/namespace.yaml'),
     join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'),
+    join(REPO_ROOT, 'manifests/crd/analysistemplates.tx.janus.io.yaml'),
     ...[
       'service-account',
       'cluster-role',

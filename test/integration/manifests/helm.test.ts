@@ -257,9 +257,11 @@ describe('the Helm chart manifests/helm/janus', () => {
     const container = podTemplate(rendered.get('Deployment janus-system/janus')).spec.containers[0];
     expect((container as { image?: string }).image).toBe(`ghcr.io/janus-gitops/janus:${pkg.version}`);
     // crds/ is a copy of the generated CRD (npm run generate writes manifests/crd/ only).
-    expect(await readFile(join(REPO_ROOT, CHART, 'crds/transactions.tx.janus.io.yaml'), 'utf8')).toBe(
-      await readFile(join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'), 'utf8'),
-    );
+    for (const crd of ['transactions.tx.janus.io.yaml', 'analysistemplates.tx.janus.io.yaml']) {
+      expect(await readFile(join(REPO_ROOT, CHART, 'crds', crd), 'utf8')).toBe(
+        await readFile(join(REPO_ROOT, 'manifests/crd', crd), 'utf8'),
+      );
+    }
   });
 
   it('names every object after the release, so that a second release collides with nothing of manifests/', () => {
@@ -279,7 +281,10 @@ describe('the Helm chart manifests/helm/janus', () => {
     const blue = template('janus-blue', NAMESPACE, '--set', 'instance=blue');
     const green = template('janus-green', NAMESPACE, '--set', 'instance=green');
     const shared = blue.map(id).filter((i) => byId(green).has(i));
-    expect(shared).toEqual(['CustomResourceDefinition /transactions.tx.janus.io']);
+    expect(shared).toEqual([
+      'CustomResourceDefinition /analysistemplates.tx.janus.io',
+      'CustomResourceDefinition /transactions.tx.janus.io',
+    ]);
     // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).
     expect(settingsOf(blue, 'janus-blue').JANUS_INSTANCE).toBe('blue');
     expect(settingsOf(green, 'janus-green').JANUS_INSTANCE).toBe('green');

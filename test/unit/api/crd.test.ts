@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHART_CRD_PATH, CRD_MANIFEST_PATH, renderCrdManifest } from '../../../src/api/generate-crd.ts';
+import {
+  ANALYSIS_TEMPLATE_CRD_PATH,
+  CHART_ANALYSIS_TEMPLATE_CRD_PATH,
+  CHART_CRD_PATH,
+  CRD_MANIFEST_PATH,
+  renderAnalysisTemplateCrdManifest,
+  renderCrdManifest,
+} from '../../../src/api/generate-crd.ts';
 import { transactionCrd } from '../../../src/api/v1alpha1/crd.ts';
 
 describe('the Transaction CRD manifest', () => {
@@ -31,5 +38,12 @@ describe('the Transaction CRD manifest', () => {
     expect(spec?.properties?.changes).toMatchObject({ minItems: 1, maxItems: 256 });
     expect(spec?.properties?.lockTimeout?.default).toBe('5m');
     expect(spec?.properties?.timeout?.default).toBe('30m');
+  });
+});
+
+describe('the AnalysisTemplate CRD manifest', () => {
+  it('is what the schema generates, in manifests/ and in the chart', () => {
+    expect(readFileSync(ANALYSIS_TEMPLATE_CRD_PATH, 'utf8')).toBe(renderAnalysisTemplateCrdManifest());
+    expect(readFileSync(CHART_ANALYSIS_TEMPLATE_CRD_PATH, 'utf8')).toBe(renderAnalysisTemplateCrdManifest());
   });
 });

@@ -24,6 +24,7 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
     runtime: 'client-go machinery: informer, work queue, leader election, backoff',
     health: 'the kstatus health rules per kind (pure)',
     webhook: 'Git push webhooks: signature, providers, which delivery triggers a poll',
+    analysis: 'metric analysis: checks measured (Prometheus, HTTP), their verdict, templates',
   },
   {
     server: 'the operations server: health checks, metrics endpoint, webhook endpoint',

@@ -1,0 +1,57 @@
+/**
+ * Takes one measurement of a check: the side-effecting edge of analysis. Never throws for what a
+ * check can meet (Prometheus down, a bad query, credentials refused): that is an Error
+ * measurement whose message says what to fix, and the verdict counts it as inconclusive.
+ */
+import type { AnalysisCheck } from '../api/v1alpha1/analysis.ts';
+import type { Objects } from '../kube/resources.ts';
+import { authorizationHeader, CredentialsError } from './credentials.ts';
+import { CheckDefinitionError, parseFailWhen } from './fail-when.ts';
+import { AnalysisRequestError, boundedGet, checkUrl } from './http-get.ts';
+import { judgeHttpStatus, judgeQueryResult, type Measurement } from './measurement.ts';
+import { queryPrometheus } from './prometheus-client.ts';
+
+export interface MeasureContext {
+  /** The Transaction's namespace: where the credentials' Secrets are. */
+  readonly namespace: string;
+  /** Objects as the Transaction's ServiceAccount (impersonated), never the controller's own. */
+  readonly objects: Objects;
+  readonly timeoutMs?: number | undefined;
+  readonly maxBytes?: number | undefined;
+  readonly now?: (() => Date) | undefined;
+}
+
+export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promise<Measurement> {
+  const at = (ctx.now?.() ?? new Date()).toISOString();
+  try {
+    if (check.prometheus) {
+      const { address, query, credentials, failWhen } = check.prometheus;
+      parseFailWhen(failWhen); // before any request: a check that cannot judge need not ask
+      const authorization = await authorizationHeader(credentials, ctx.namespace, ctx.objects);
+      const value = await queryPrometheus(address, query, {
+        headers: authorization ? { authorization } : {},
+        timeoutMs: ctx.timeoutMs,
+        maxBytes: ctx.maxBytes,
+      });
+      return judgeQueryResult(check, value, at);
+    }
+    if (check.http) {
+      checkUrl(check.http.url);
+      const { status } = await boundedGet(check.http.url, {
+        timeoutMs: ctx.timeoutMs,
+        maxBytes: ctx.maxBytes,
+      });
+      return judgeHttpStatus(check.http.url, status, at);
+    }
+    return { phase: 'Error', at, message: `check "${check.name}" has neither prometheus nor http` };
+  } catch (e) {
+    if (
+      e instanceof AnalysisRequestError ||
+      e instanceof CredentialsError ||
+      e instanceof CheckDefinitionError
+    ) {
+      return { phase: 'Error', at, message: `check "${check.name}": ${e.message}` };
+    }
+    throw e;
+  }
+}
