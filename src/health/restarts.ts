@@ -13,7 +13,7 @@ export interface Restarts {
   /** The sum of restartCount over the current revision's containers (init containers too). */
   total: number;
   /** The container that restarted most, to name in a message. */
-  worst?: { pod: string; container: string; count: number };
+  worst?: { pod: string; container: string; count: number; waiting?: string };
 }
 
 type PodsOf = (obj: KubeObject, related: RelatedObjects) => KubeObject[];
@@ -43,10 +43,12 @@ export function restartsOf(obj: KubeObject, related: RelatedObjects = {}): Resta
       total += count;
       if (count > 0 && count > (worst?.count ?? 0)) {
         const { namespace, name } = pod.metadata;
+        const waiting = stringAt(s, 'state', 'waiting', 'reason');
         worst = {
           pod: `${namespace ? `${namespace}/` : ''}${name}`,
           container: stringAt(s, 'name') ?? '(unnamed)',
           count,
+          ...(waiting && { waiting }),
         };
       }
     }

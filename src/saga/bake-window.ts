@@ -60,12 +60,12 @@ function regression(looks: readonly WindowLook[]): { index: number; what: string
     if (before !== undefined && now > before) {
       const worst = look.restarts?.worst;
       const who = worst
-        ? `pod ${worst.pod} container ${worst.container} (restartCount ${worst.count})`
-        : 'its pods';
+        ? `pod ${worst.pod} container ${worst.container} restarted (restartCount ${worst.count}${worst.waiting ? `, waiting in ${worst.waiting}` : ''})`
+        : 'its pods restarted';
       const subject = look.assessment.message.split(': ')[0];
       return {
         index: look.index,
-        what: `${subject}: restarts climbed from ${before} to ${now}, ${who} restarted`,
+        what: `${subject}: restarts climbed from ${before} to ${now}: ${who}`,
       };
     }
   }

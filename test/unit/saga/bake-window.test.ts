@@ -84,7 +84,7 @@ describe('gateVerdict with a bake window (health.stableFor)', () => {
     const verdict = gateVerdict([look(healthy, 3, 1)], NOW, undefined, window({ since: iso(NOW - 5 * S) }));
     expect(verdict).toEqual({
       kind: 'regressed',
-      what: 'Deployment shop/web: restarts climbed from 1 to 3, pod shop/web-1 container app (restartCount 3) restarted',
+      what: 'Deployment shop/web: restarts climbed from 1 to 3: pod shop/web-1 container app restarted (restartCount 3)',
       into: '5s into the 30s bake window',
     });
   });
