@@ -118,31 +118,37 @@ describe('a health gate killed after every API request', () => {
 
   // The bake window (health.stableFor) lives in the status alone: a controller killed anywhere
   // in it, before or after the write that opens it, resumes counting from status.health.stableSince.
-  it.each([
-    {
-      label: 'bake',
-      title: 'a rollout that crash-loops inside it: RolledBack, the old version running',
-      image: POD_IMAGES.flapping,
-      stableFor: '1m',
-      phase: 'RolledBack' as const,
-      expected: { image: POD_IMAGES.ready, release: 'v1' },
-    },
-    {
-      label: 'baked',
-      title: 'a healthy rollout: Committed once the window has passed',
-      image: POD_IMAGES.readyAlternative,
-      stableFor: '10s',
-      phase: 'Committed' as const,
-      expected: { image: POD_IMAGES.readyAlternative, release: 'v2' },
-    },
-  ])('with a bake window, $title', { timeout: 1_800_000 }, async (c) => {
-    await killedAtEveryGateRequest(
-      c.label,
-      rollout(c.image, c.phase, { timeout: '2m', stableFor: c.stableFor }),
-      {
-        deployment: { image: c.expected.image, available: 2, updated: 2, replicas: 2 },
-        config: { release: c.expected.release },
-      },
-    );
-  });
+  it(
+    'with a bake window, a rollout that crash-loops inside it: RolledBack, the old version running',
+    { timeout: 1_800_000 },
+    () => killedWhileBaking('bake', POD_IMAGES.flapping, '1m', 'RolledBack', POD_IMAGES.ready, 'v1'),
+  );
+
+  it(
+    'with a bake window, a healthy rollout: Committed once the window has passed',
+    { timeout: 1_800_000 },
+    () =>
+      killedWhileBaking(
+        'baked',
+        POD_IMAGES.readyAlternative,
+        '10s',
+        'Committed',
+        POD_IMAGES.readyAlternative,
+        'v2',
+      ),
+  );
 });
+
+function killedWhileBaking(
+  label: string,
+  image: string,
+  stableFor: string,
+  phase: 'Committed' | 'RolledBack',
+  running: string,
+  release: string,
+) {
+  return killedAtEveryGateRequest(label, rollout(image, phase, { timeout: '2m', stableFor }), {
+    deployment: { image: running, available: 2, updated: 2, replicas: 2 },
+    config: { release },
+  });
+}
