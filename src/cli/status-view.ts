@@ -1,6 +1,7 @@
 /** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
 import type { Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
 import { changeOutcome } from '../results/index.ts';
+import { bakeCountdown } from '../saga/bake-window.ts';
 import { printable } from '../text/printable.ts';
 import { ageOf, renderTable, truncate } from './table.ts';
 
@@ -37,8 +38,15 @@ export function transactionRow(txn: Transaction, nowMs: number): string[] {
     phaseOf(txn),
     progress(txn),
     ageOf(txn.metadata.creationTimestamp, nowMs),
-    condition(txn, 'Ready')?.reason ?? '',
+    reasonOf(txn, nowMs),
   ].map(printable);
+}
+
+/** The Ready condition's reason; in the bake window, with its countdown: "Baking (stable for 12s of 30s)". */
+function reasonOf(txn: Transaction, nowMs: number): string {
+  const reason = condition(txn, 'Ready')?.reason ?? '';
+  const countdown = bakeCountdown(txn, nowMs);
+  return countdown ? `${reason} (${countdown})` : reason;
 }
 
 export function renderTransactionTable(txns: readonly Transaction[], nowMs: number, scope: string): string {
@@ -79,9 +87,17 @@ function field(label: string, value: string | undefined): string[] {
 const when = (timestamp: string | undefined, nowMs: number) =>
   timestamp ? `${timestamp} (${ageOf(timestamp, nowMs)} ago)` : undefined;
 
-/** "Commit: Healthy after 14s", or "Rollback: waiting, gives up at …". */
-function healthLine(h: NonNullable<Transaction['status']>['health'], nowMs: number): string | undefined {
+/**
+ * "Commit: Healthy after 14s", "Rollback: waiting, gives up at …", or in the bake window
+ * "Commit: baking, stable for 12s of 30s (since …), a regression rolls back".
+ */
+function healthLine(txn: Transaction, nowMs: number): string | undefined {
+  const h = txn.status?.health;
   if (!h?.startedAt) return undefined;
+  const countdown = bakeCountdown(txn, nowMs);
+  if (countdown) {
+    return `${h.check}: baking, ${countdown} (since ${when(h.stableSince, nowMs)}); a regression rolls back`;
+  }
   if (!h.completedAt) return `${h.check}: waiting, gives up at ${when(h.deadline, nowMs) ?? 'its deadline'}`;
   const seconds = Math.round((Date.parse(h.completedAt) - Date.parse(h.startedAt)) / 1000);
   return `${h.check}: ${h.result} after ${seconds}s`;
@@ -137,7 +153,7 @@ export function renderTransactionDetail(
     ...field('Deadline', status.completedAt ? undefined : when(status.deadline, nowMs)),
     ...field('Completed', when(status.completedAt, nowMs)),
     ...field('Rollback store', status.rollbackRef),
-    ...field('Health check', healthLine(status.health, nowMs)),
+    ...field('Health check', healthLine(txn, nowMs)),
     '',
     'Changes:',
     indent(renderTable(['#', 'TYPE', 'TARGET', 'OUTCOME', 'HEALTH', 'DETAIL'], changeRows(txn))),

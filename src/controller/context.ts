@@ -39,7 +39,7 @@ export interface SagaMetrics {
   /** A health check ended: what it checked, how, and how long it took. */
   healthCheck(
     check: 'Commit' | 'Rollback',
-    result: 'Healthy' | 'Unhealthy' | 'TimedOut',
+    result: 'Healthy' | 'Unhealthy' | 'TimedOut' | 'Regressed',
     seconds: number,
   ): void;
 }

@@ -1,10 +1,12 @@
 /** transaction.yaml: the Transaction's metadata, its spec, and optional inline changes. */
 import {
   API_VERSION,
+  DEFAULT_TIMEOUT,
   GROUP,
   HEALTH_TARGETS,
   type HealthSpec,
   KIND,
+  MAX_HEALTH_STABLE_FOR,
   MAX_HEALTH_TIMEOUT,
   MAX_LOCK_TIMEOUT,
   MAX_TIMEOUT,
@@ -189,7 +191,7 @@ function checkSpec(r: FieldReporter, spec: Fields): SpecFields | undefined {
   if (saProblem) r.report('invalid-value', ['spec', 'serviceAccountName'], saProblem);
   const lockTimeout = checkDuration(r, spec.lockTimeout, ['spec', 'lockTimeout'], MAX_LOCK_TIMEOUT);
   const timeout = checkDuration(r, spec.timeout, ['spec', 'timeout'], MAX_TIMEOUT);
-  const health = checkHealth(r, spec.health);
+  const health = checkHealth(r, spec.health, timeout);
   if (serviceAccountName === undefined) return undefined;
   return {
     serviceAccountName,
@@ -199,13 +201,13 @@ function checkSpec(r: FieldReporter, spec: Fields): SpecFields | undefined {
   };
 }
 
-/** spec.health: which targets the gate waits for, and for how long. */
-function checkHealth(r: FieldReporter, value: unknown): HealthSpec | undefined {
+/** spec.health: which targets the gate waits for, for how long, and how long they must stay healthy. */
+function checkHealth(r: FieldReporter, value: unknown, timeout: string | undefined): HealthSpec | undefined {
   if (value === undefined || value === null) return undefined;
   const path = ['spec', 'health'];
   const health = r.mapping(value, path);
   if (!health) return undefined;
-  r.onlyKnownFields(health, ['targets', 'timeout'], path);
+  r.onlyKnownFields(health, ['targets', 'timeout', 'stableFor'], path);
   let targets: HealthSpec['targets'];
   if (health.targets !== undefined && health.targets !== null) {
     const known = HEALTH_TARGETS as readonly unknown[];
@@ -218,11 +220,43 @@ function checkHealth(r: FieldReporter, value: unknown): HealthSpec | undefined {
       );
     }
   }
-  const timeout = checkDuration(r, health.timeout, [...path, 'timeout'], MAX_HEALTH_TIMEOUT);
-  return { ...(targets !== undefined && { targets }), ...(timeout !== undefined && { timeout }) };
+  const healthTimeout = checkDuration(r, health.timeout, [...path, 'timeout'], MAX_HEALTH_TIMEOUT);
+  const stableFor = checkStableFor(r, health.stableFor, [...path, 'stableFor'], timeout);
+  return {
+    ...(targets !== undefined && { targets }),
+    ...(healthTimeout !== undefined && { timeout: healthTimeout }),
+    ...(stableFor !== undefined && { stableFor }),
+  };
 }
 
-function checkDuration(r: FieldReporter, value: unknown, path: string[], max: string): string | undefined {
+/** The bake window: 0s to 1h, and shorter than the transaction's timeout, which it must fit in. */
+function checkStableFor(
+  r: FieldReporter,
+  value: unknown,
+  path: string[],
+  timeout: string | undefined,
+): string | undefined {
+  const stableFor = checkDuration(r, value, path, MAX_HEALTH_STABLE_FOR, 0);
+  if (stableFor === undefined) return undefined;
+  const within = timeout ?? DEFAULT_TIMEOUT;
+  if ((parseDuration(stableFor) ?? 0) >= (parseDuration(within) ?? 0)) {
+    r.report(
+      'invalid-value',
+      path,
+      `must be less than spec.timeout (${within}): the bake window must fit in the transaction`,
+    );
+    return undefined;
+  }
+  return stableFor;
+}
+
+function checkDuration(
+  r: FieldReporter,
+  value: unknown,
+  path: string[],
+  max: string,
+  minMs = MIN_DURATION_MS,
+): string | undefined {
   if (value === undefined || value === null) return undefined;
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
   if (typeof value !== 'string' || ms === undefined) {
@@ -233,8 +267,8 @@ function checkDuration(r: FieldReporter, value: unknown, path: string[], max: st
     );
     return undefined;
   }
-  if (ms < MIN_DURATION_MS) {
-    r.report('invalid-value', path, `must be at least 1s, found ${JSON.stringify(value)}`);
+  if (ms < minMs) {
+    r.report('invalid-value', path, `must be at least ${minMs / 1000}s, found ${JSON.stringify(value)}`);
     return undefined;
   }
   if (ms > (parseDuration(max) ?? 0)) {

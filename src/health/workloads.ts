@@ -96,7 +96,7 @@ function deploymentRollout(obj: KubeObject, progressingReason: string | undefine
  * pods of the ReplicaSet whose revision annotation matches the Deployment's, or, when none does
  * yet, those with the newest pod-template-hash.
  */
-function newDeploymentPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
+export function newDeploymentPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
   const replicaSets = controlledBy(obj, related.replicaSets ?? []);
   const revision = obj.metadata.annotations?.[REVISION_ANNOTATION];
   const newReplicaSet = replicaSets.find(
@@ -107,13 +107,21 @@ function newDeploymentPods(obj: KubeObject, related: RelatedObjects): KubeObject
   return newestRevisionPods(owned, 'pod-template-hash');
 }
 
-export function assessStatefulSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
+/** The StatefulSet's pods of its update revision (or, before it reports one, the newest). */
+export function newStatefulSetPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
   const updateRevision = stringAt(obj, 'status', 'updateRevision');
   const owned = controlledBy(obj, related.pods ?? []);
-  const newPods = updateRevision
+  return updateRevision
     ? owned.filter((p) => p.metadata.labels?.['controller-revision-hash'] === updateRevision)
     : newestRevisionPods(owned, 'controller-revision-hash');
-  return unlessPodsFail(obj, notYetObserved(obj) ?? statefulSetRollout(obj), newPods);
+}
+
+export function assessStatefulSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
+  return unlessPodsFail(
+    obj,
+    notYetObserved(obj) ?? statefulSetRollout(obj),
+    newStatefulSetPods(obj, related),
+  );
 }
 
 function statefulSetRollout(obj: KubeObject): HealthAssessment {
@@ -169,15 +177,18 @@ function statefulSetRollout(obj: KubeObject): HealthAssessment {
   return assessment(obj, 'Current', 'RolloutComplete', `${ready} of ${replicas} replicas updated and ready`);
 }
 
-export function assessDaemonSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
+/** The DaemonSet's pods of its current template. */
+export function newDaemonSetPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
   const owned = controlledBy(obj, related.pods ?? []);
   // The DaemonSet controller labels each pod with the generation of the template it was made from.
   const generation = obj.metadata.generation;
-  const newPods =
-    generation !== undefined
-      ? owned.filter((p) => p.metadata.labels?.['pod-template-generation'] === String(generation))
-      : newestRevisionPods(owned, 'controller-revision-hash');
-  return unlessPodsFail(obj, notYetObserved(obj) ?? daemonSetRollout(obj), newPods);
+  return generation !== undefined
+    ? owned.filter((p) => p.metadata.labels?.['pod-template-generation'] === String(generation))
+    : newestRevisionPods(owned, 'controller-revision-hash');
+}
+
+export function assessDaemonSet(obj: KubeObject, related: RelatedObjects): HealthAssessment {
+  return unlessPodsFail(obj, notYetObserved(obj) ?? daemonSetRollout(obj), newDaemonSetPods(obj, related));
 }
 
 function daemonSetRollout(obj: KubeObject): HealthAssessment {

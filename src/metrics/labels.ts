@@ -12,7 +12,7 @@ export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[number];
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
 export type HealthCheckKind = (typeof HEALTH_CHECKS)[number];
 /** How a health check ended. */
-export const HEALTH_CHECK_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut'] as const;
+export const HEALTH_CHECK_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed'] as const;
 export type HealthCheckResult = (typeof HEALTH_CHECK_RESULTS)[number];
 
 /** Saga steps on one item (one target resource) of a transaction. */

@@ -8,7 +8,7 @@ import { describePending, type GateVerdict, type HealthCheck } from './health-ga
 import type { ConditionSpec } from './status.ts';
 
 export type HealthResult = NonNullable<HealthCheckStatus['result']>;
-export type FinishedVerdict = Exclude<GateVerdict, { kind: 'waiting' }>;
+export type FinishedVerdict = Exclude<GateVerdict, { kind: 'waiting' | 'baking' }>;
 
 /** What the message needs beyond the verdict. */
 export interface GateFacts {
@@ -47,6 +47,7 @@ const VERDICT: Record<
   healthy: { result: 'Healthy', condition: { status: 'True', reason: 'TargetsHealthy' } },
   unhealthy: { result: 'Unhealthy', condition: { status: 'False', reason: 'HealthCheckFailed' } },
   timedOut: { result: 'TimedOut', condition: { status: 'False', reason: 'HealthCheckTimeout' } },
+  regressed: { result: 'Regressed', condition: { status: 'False', reason: 'HealthRegressed' } },
 };
 
 const rollbackUnhealthy: Cell = {
@@ -55,17 +56,20 @@ const rollbackUnhealthy: Cell = {
   message: (made, why) => `${made}, but the restored state is not healthy: ${why}`,
 };
 
-/** The 2×3 matrix: which check × what it found. */
+/** The 2×4 matrix: which check × what it found. */
 const OUTCOMES: Record<HealthCheck, Record<FinishedVerdict['kind'], Cell>> = {
   Commit: {
     healthy: { to: 'Committed', reason: 'Committed', message: (made, why) => `${made}; ${why}` },
     unhealthy: { to: 'RollingBack', reason: 'HealthCheckFailed', message: (_made, why) => why },
     timedOut: { to: 'RollingBack', reason: 'HealthCheckTimeout', message: (_made, why) => why },
+    regressed: { to: 'RollingBack', reason: 'HealthRegressed', message: (_made, why) => why },
   },
   Rollback: {
     healthy: { to: 'RolledBack', reason: 'RolledBack', message: (made, why) => `${made}; ${why}` },
     unhealthy: rollbackUnhealthy,
     timedOut: rollbackUnhealthy,
+    // The rollback check has no bake window today; were it given one, a regression fails it.
+    regressed: rollbackUnhealthy,
   },
 };
 
@@ -73,11 +77,17 @@ const OUTCOMES: Record<HealthCheck, Record<FinishedVerdict['kind'], Cell>> = {
 function whyOf(verdict: FinishedVerdict, facts: GateFacts): string {
   switch (verdict.kind) {
     case 'healthy':
-      return `${facts.gated} target(s) healthy after ${facts.took}`;
+      return verdict.stableFor
+        ? `${facts.gated} target(s) healthy and stable for ${verdict.stableFor} (after ${facts.took})`
+        : `${facts.gated} target(s) healthy after ${facts.took}`;
     case 'unhealthy':
       return `${verdict.failed.assessment.message} (after ${facts.took})`;
     case 'timedOut':
-      return `not healthy within ${facts.took}: ${describePending(verdict.pending)}`;
+      return verdict.why
+        ? `${verdict.why} (after ${facts.took})`
+        : `not healthy within ${facts.took}: ${describePending(verdict.pending)}`;
+    case 'regressed':
+      return `regressed ${verdict.into}: ${verdict.what}`;
   }
 }
 

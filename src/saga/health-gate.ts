@@ -12,7 +12,8 @@ import {
   type ItemStatus,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
-import { type HealthAssessment, hasHealthRule } from '../health/index.ts';
+import { type HealthAssessment, hasHealthRule, type Restarts } from '../health/index.ts';
+import { type BakeWindow, windowLength, windowVerdict } from './bake-window.ts';
 import { fitItemHealth } from './fit-status.ts';
 
 export type HealthCheck = NonNullable<HealthCheckStatus['check']>;
@@ -70,28 +71,73 @@ export function pendingCheck(status: { health?: HealthCheckStatus } | undefined)
 export interface Assessed {
   index: number;
   assessment: HealthAssessment;
+  /** The target's current-revision restarts now (kinds with pods of their own). */
+  restarts?: Restarts | undefined;
+  /** Its restarts when the bake window opened (status.items[].health.restarts). */
+  restartsAtOpen?: number | undefined;
 }
 
 export type GateVerdict =
-  | { kind: 'healthy' }
+  | { kind: 'healthy'; stableFor?: string }
   /** One target cannot become healthy by waiting (ProgressDeadlineExceeded, CrashLoopBackOff …). */
   | { kind: 'unhealthy'; failed: Assessed }
-  | { kind: 'timedOut'; pending: Assessed[] }
-  | { kind: 'waiting'; pending: Assessed[] };
+  | { kind: 'timedOut'; pending: Assessed[]; why?: string }
+  | { kind: 'waiting'; pending: Assessed[] }
+  /** Healthy, inside the bake window until `untilMs`; `opened`: the window opens at this look. */
+  | { kind: 'baking'; untilMs: number; opened: boolean }
+  /** Healthy at first, then not, inside the window: `what` names the object and what it did. */
+  | { kind: 'regressed'; what: string; into: string };
 
-/** All Current: healthy. A Failed one: unhealthy at once. Otherwise wait, until the deadline. */
+/**
+ * All Current: healthy, or (with a bake window) the window opens. A Failed one: unhealthy at
+ * once. Otherwise wait, until the deadline. Once the window is open (window.since), the window
+ * decides: a regression rolls back, its end passes the check.
+ */
 export function gateVerdict(
   assessed: readonly Assessed[],
   nowMs: number,
   deadline: string | undefined,
+  window?: BakeWindow,
 ): GateVerdict {
+  const at = deadline ? Date.parse(deadline) : Number.NaN;
+  const pastDeadline = !Number.isNaN(at) && nowMs >= at;
+  if (window?.since) {
+    const since = window.since;
+    const verdict = windowVerdict(assessed, { ...window, since }, nowMs);
+    const length = windowLength(window.stableForMs);
+    if (verdict.kind === 'stable') return { kind: 'healthy', stableFor: length };
+    if (verdict.kind === 'regressed') {
+      const into = `${windowLength(nowMs - Date.parse(since))} into the ${length} bake window`;
+      return { kind: 'regressed', what: verdict.what, into };
+    }
+    if (pastDeadline) {
+      return {
+        kind: 'timedOut',
+        pending: [],
+        why: `the ${length} bake window did not end before the transaction's deadline`,
+      };
+    }
+    return { kind: 'baking', untilMs: verdict.untilMs, opened: false };
+  }
   const failed = assessed.find((a) => a.assessment.status === 'Failed');
   if (failed) return { kind: 'unhealthy', failed };
   const pending = assessed.filter((a) => a.assessment.status !== 'Current');
-  if (pending.length === 0) return { kind: 'healthy' };
-  const at = deadline ? Date.parse(deadline) : Number.NaN;
-  if (!Number.isNaN(at) && nowMs >= at) return { kind: 'timedOut', pending };
+  if (pending.length === 0) return openWindow(nowMs, window);
+  if (pastDeadline) return { kind: 'timedOut', pending };
   return { kind: 'waiting', pending };
+}
+
+/** Every target healthy at the first look: pass, or open the window if it fits in the deadline. */
+function openWindow(nowMs: number, window: BakeWindow | undefined): GateVerdict {
+  const stableFor = window?.stableForMs ?? 0;
+  if (stableFor <= 0) return { kind: 'healthy' };
+  const untilMs = nowMs + stableFor;
+  const deadlineMs = window?.deadline ? Date.parse(window.deadline) : Number.NaN;
+  if (!Number.isNaN(deadlineMs) && untilMs > deadlineMs) {
+    const why = `healthy, but the ${windowLength(stableFor)} bake window would end after the transaction's deadline`;
+    return { kind: 'timedOut', pending: [], why };
+  }
+  return { kind: 'baking', untilMs, opened: true };
 }
 
 /**
@@ -100,9 +146,17 @@ export function gateVerdict(
  * are fitted to the status schema here, where they are compared with what was recorded.
  */
 export function itemHealth(previous: ItemHealth | undefined, a: HealthAssessment, nowMs: number): ItemHealth {
-  const since =
-    previous?.status === a.status && previous.since ? previous.since : new Date(nowMs).toISOString();
-  return fitItemHealth({ status: a.status, reason: a.reason, message: a.message, since });
+  const same = previous?.status === a.status;
+  const since = same && previous.since ? previous.since : new Date(nowMs).toISOString();
+  // The restarts recorded when the bake window opened stay while the target stays as it was.
+  const restarts = same ? previous.restarts : undefined;
+  return fitItemHealth({
+    status: a.status,
+    reason: a.reason,
+    message: a.message,
+    since,
+    ...(restarts !== undefined && { restarts }),
+  });
 }
 
 /** Whether recording `next` is worth a status write: the status or the reason changed. */

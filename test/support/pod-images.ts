@@ -12,6 +12,11 @@ export const POD_IMAGES = {
   neverReady: 'registry.example/web:never-ready',
   /** Container restarting: waiting in CrashLoopBackOff. */
   crashLoop: 'registry.example/web:crash-loop',
+  /**
+   * Running and Ready, then 10 s after it became Ready waiting in CrashLoopBackOff (restartCount
+   * 3): a release that passes its readiness probe and fails later (the bake window's case).
+   */
+  flapping: 'registry.example/web:flapping',
   /** Container waiting in ImagePullBackOff. */
   imagePullError: 'registry.example/web:image-pull-error',
 } as const;

@@ -76,7 +76,21 @@ export function transactionCrd() {
               description: 'changes in effect now / total: after a rollback, 0/N',
               jsonPath: '.status.progress',
             },
+            {
+              name: 'Stable',
+              type: 'date',
+              description:
+                'how long the targets have stayed healthy since the bake window (spec.health.stableFor) opened',
+              jsonPath: '.status.health.stableSince',
+            },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+            {
+              name: 'Bake',
+              type: 'string',
+              priority: 1,
+              description: 'the bake window: how long the targets must stay healthy (spec.health.stableFor)',
+              jsonPath: '.spec.health.stableFor',
+            },
             { name: 'Message', type: 'string', priority: 1, jsonPath: READY('message') },
           ],
           schema: { openAPIV3Schema },

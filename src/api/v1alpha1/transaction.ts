@@ -160,6 +160,13 @@ export const HEALTH_TARGETS = ['Auto', 'All', 'None'] as const;
 export type HealthTargets = (typeof HEALTH_TARGETS)[number];
 export const DEFAULT_HEALTH_TIMEOUT = '5m';
 export const MAX_HEALTH_TIMEOUT = '1h';
+/**
+ * The bake window: how long the targets must stay healthy after they first are. 0s (the default)
+ * commits at the first healthy look, as before the window existed; at most 1h, and less than
+ * spec.timeout (the window must fit in the transaction's own deadline).
+ */
+export const DEFAULT_HEALTH_STABLE_FOR = '0s';
+export const MAX_HEALTH_STABLE_FOR = '1h';
 
 const health = object({
   targets: withDefault(
@@ -185,6 +192,21 @@ const health = object({
       ],
     }),
     DEFAULT_HEALTH_TIMEOUT,
+  ),
+  stableFor: withDefault(
+    string({
+      description:
+        'Bake time: once healthy, the targets must stay healthy this long, locks held, before the transaction is Committed; a regression in the window (a pod crash-looping, restarts climbing, Ready or Available turning False) rolls it back. From 0s (commit at the first healthy look) to 1h, less than spec.timeout.',
+      pattern: DURATION_PATTERN,
+      maxLength: 32,
+      validations: [
+        {
+          rule: `duration(self) <= duration('${MAX_HEALTH_STABLE_FOR}')`,
+          message: `health.stableFor must be at most ${MAX_HEALTH_STABLE_FOR}`,
+        },
+      ],
+    }),
+    DEFAULT_HEALTH_STABLE_FOR,
   ),
 });
 
@@ -246,7 +268,14 @@ export const transactionSpecSchema = object(
   },
   {
     required: ['serviceAccountName', 'changes'],
-    validations: [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
+    validations: [
+      { rule: 'self == oldSelf', message: 'spec is immutable' },
+      {
+        rule: '!has(self.health) || !has(self.health.stableFor) || !has(self.timeout) || duration(self.health.stableFor) < duration(self.timeout)',
+        message: 'health.stableFor must be less than timeout: the bake window must fit in the transaction',
+        fieldPath: '.health.stableFor',
+      },
+    ],
   },
 );
 
@@ -254,7 +283,8 @@ export const transactionSpecSchema = object(
 export const HEALTH_STATUSES = ['Current', 'InProgress', 'Failed'] as const;
 /** What the gate is checking: the committed changes, or the state a rollback restored. */
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
-export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut'] as const;
+/** Regressed: healthy at first, then not, inside the bake window (health.stableFor). */
+export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed'] as const;
 
 /**
  * Bounds on the status's free text (conditions as metav1.Condition). Much of it comes from others
@@ -295,6 +325,12 @@ const itemStatus = object({
     reason: string({ maxLength: MAX_REASON, pattern: REASON_PATTERN }),
     message: string({ maxLength: 1024 }),
     since: timestamp({ description: 'When the target reached this health status.' }),
+    restarts: integer({
+      minimum: 0,
+      format: 'int64',
+      description:
+        "Restarts of the target's current-revision containers when the bake window opened: more during the window is a regression.",
+    }),
   }),
   conflict: boolean({
     description: 'Rollback left this item alone because someone else changed it after commit.',
@@ -334,6 +370,10 @@ export const transactionStatusSchema = object({
     startedAt: timestamp(),
     deadline: timestamp({
       description: 'When the check gives up: health.timeout after it started, at most spec.timeout.',
+    }),
+    stableSince: timestamp({
+      description:
+        'When the bake window opened: the first look at which every target was healthy. The check passes at stableSince + spec.health.stableFor.',
     }),
     completedAt: timestamp(),
     result: string({ enum: HEALTH_RESULTS }),

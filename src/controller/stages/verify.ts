@@ -4,16 +4,22 @@
  * restored targets are checked the same way: RollingBack → RolledBack, or Failed when the
  * restored state does not become healthy either (a human must look).
  *
+ * With a bake window (spec.health.stableFor) the commit check holds once every target is
+ * healthy: the window opens (status.health.stableSince, each item's restarts), and the check
+ * passes at its end, or rolls back at the first regression inside it (src/saga/bake-window.ts).
+ *
  * Reads only: the targets come from shared watches (health-watch.ts), and the status is written
- * when a target's health changes, so a restart at any instant resumes by simply looking again.
+ * when a target's health changes, so a restart at any instant resumes by simply looking again;
+ * an open window is counted from its persisted start, never from a timer in memory.
  * Locks stay held (and renewed) while the commit is checked: nobody else's change may land on a
  * target that might still be rolled back.
  */
 
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
 import { refOf } from '../../changes/change-context.ts';
-import { assessHealth, type HealthAssessment } from '../../health/index.ts';
+import { assessHealth, type HealthAssessment, restartsOf } from '../../health/index.ts';
 import { LockLostError } from '../../locks/lease-locks.ts';
+import { stableForMs } from '../../saga/bake-window.ts';
 import { type FinishedVerdict, gateOutcome } from '../../saga/gate-outcome.ts';
 import {
   type Assessed,
@@ -30,6 +36,7 @@ import { describeTarget } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import { confirmLock } from '../locking.ts';
+import { bake, WINDOW_CHECKS } from './bake.ts';
 import { forceRollback } from './forced-rollback.ts';
 import { abort, committedMessage, type Entering, type StageResult } from './outcomes.ts';
 
@@ -60,17 +67,51 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
     }
   }
 
-  const observed = await deps.health.observe(run.name, gated.map(refOf), run.asServiceAccount());
+  const { assessed, changed, polled } = await look(run, gated, items, check);
+  const now = deps.now();
+  const window = {
+    stableForMs: check === 'Commit' ? stableForMs(run.txn) : 0,
+    since: base.health?.stableSince,
+    deadline: base.deadline,
+    checks: WINDOW_CHECKS,
+  };
+  const verdict = gateVerdict(assessed, now, base.health?.deadline, window);
+  if (verdict.kind === 'waiting') {
+    if (entering || changed) await recordProgress(run, { ...base, items }, verdict.pending, entering);
+    const deadline = Date.parse(base.health?.deadline ?? '');
+    const untilDeadline = Number.isNaN(deadline) ? POLL_MS : Math.max(0, deadline - now) + 10;
+    return { requeueAfterMs: polled ? Math.min(POLL_MS, untilDeadline) : untilDeadline };
+  }
+  if (verdict.kind === 'baking') {
+    return bake(run, { ...base, items }, verdict, { assessed, changed, polled, entering });
+  }
+  deps.health.release(run.name);
+  return finish(run, { ...base, items }, check, verdict);
+}
+
+/** Looks at the gated targets, recording each one's health in `items`; `changed`: worth a write. */
+async function look(
+  run: SagaRun,
+  gated: readonly Item[],
+  items: ItemStatus[],
+  check: HealthCheck,
+): Promise<{ assessed: Assessed[]; changed: boolean; polled: boolean }> {
+  const observed = await run.deps.health.observe(run.name, gated.map(refOf), run.asServiceAccount());
   // After a rollback: the stuck pods its controller will not replace are deleted (or a human told).
   const forced =
     check === 'Rollback'
       ? await forceRollback(run, gated, observed, items)
       : new Map<number, HealthAssessment>();
-  const now = deps.now();
-  const assessed: Assessed[] = gated.map((item, k) => ({
-    index: item.index,
-    assessment: forced.get(item.index) ?? assess(item, observed[k]?.object, observed[k]?.related, check),
-  }));
+  const now = run.deps.now();
+  const assessed: Assessed[] = gated.map((item, k) => {
+    const object = observed[k]?.object;
+    return {
+      index: item.index,
+      assessment: forced.get(item.index) ?? assess(item, object, observed[k]?.related, check),
+      restarts: object ? restartsOf(object, observed[k]?.related) : undefined,
+      restartsAtOpen: items[item.index]?.health?.restarts,
+    };
+  });
   let changed = false;
   for (const a of assessed) {
     const previous = items[a.index]?.health;
@@ -78,17 +119,7 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
     if (healthChanged(previous, next)) changed = true;
     items[a.index] = { ...items[a.index], health: next };
   }
-
-  const verdict = gateVerdict(assessed, now, base.health?.deadline);
-  if (verdict.kind === 'waiting') {
-    if (entering || changed) await recordProgress(run, { ...base, items }, verdict.pending, entering);
-    const deadline = Date.parse(base.health?.deadline ?? '');
-    const untilDeadline = Number.isNaN(deadline) ? POLL_MS : Math.max(0, deadline - now) + 10;
-    const polled = observed.some((o) => o.polled);
-    return { requeueAfterMs: polled ? Math.min(POLL_MS, untilDeadline) : untilDeadline };
-  }
-  deps.health.release(run.name);
-  return finish(run, { ...base, items }, check, verdict);
+  return { assessed, changed, polled: observed.some((o) => o.polled) };
 }
 
 function assess(

@@ -208,6 +208,31 @@ describe('the Transaction CRD', () => {
     );
     expect(badDuration.message).toContain('lockTimeout must be at least 1s');
 
+    const bakePastTimeout = await rejection(
+      clients.admin.create(
+        txn({
+          serviceAccountName: 'sa',
+          timeout: '1m',
+          health: { stableFor: '1m' },
+          changes: [patchChange('a')],
+        }),
+      ),
+    );
+    expect(bakePastTimeout.message).toContain('spec.health.stableFor');
+    expect(bakePastTimeout.message).toContain('health.stableFor must be less than timeout');
+
+    const bakeTooLong = await rejection(
+      clients.admin.create(
+        txn({
+          serviceAccountName: 'sa',
+          timeout: '2h',
+          health: { stableFor: '61m' },
+          changes: [patchChange('a')],
+        }),
+      ),
+    );
+    expect(bakeTooLong.message).toContain('health.stableFor must be at most 1h');
+
     const notADuration = await rejection(
       clients.admin.create(txn({ serviceAccountName: 'sa', timeout: 'soon', changes: [patchChange('a')] })),
     );

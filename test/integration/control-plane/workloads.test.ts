@@ -132,6 +132,36 @@ describe('workloads on kwok nodes', () => {
     );
   });
 
+  it('makes a flapping pod Ready, then CrashLoopBackOff (restarted) about 10 s later', async () => {
+    await clients.admin.create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'flapping', namespace: ns.name, labels: { app: 'flapping' } },
+      spec: { containers: [{ name: 'app', image: POD_IMAGES.flapping }] },
+    } as KubeObject);
+    const readyAt = await eventually(
+      async () => {
+        const pod = await get('v1', 'Pod', 'flapping');
+        expect(condition(pod, 'Ready')?.status).toBe('True');
+        expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+        return Date.now();
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    const crashedAt = await eventually(
+      async () => {
+        const pod = await get('v1', 'Pod', 'flapping');
+        expect(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('CrashLoopBackOff');
+        expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(3);
+        expect(condition(pod, 'Ready')?.status).toBe('False');
+        return Date.now();
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    // The stage's delay: never sooner (a slow machine may make it later).
+    expect(crashedAt - readyAt).toBeGreaterThanOrEqual(8_000);
+  });
+
   it('completes a Job, and makes a StatefulSet and a DaemonSet ready', async () => {
     await clients.admin.create({
       apiVersion: 'batch/v1',

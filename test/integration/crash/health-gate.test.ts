@@ -5,7 +5,7 @@
  * requests (prepare) are killed at every step by commit.test.ts and rollback.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../../../src/api/v1alpha1/index.ts';
+import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import {
   expectEndsAsBaseline,
   killedAfterEveryRequest,
@@ -26,7 +26,11 @@ const DEPLOYER = [
 ];
 
 /** A ConfigMap and a Deployment rolled out to `image`: Committed if it becomes healthy, else RolledBack. */
-function rollout(image: string, phase: 'Committed' | 'RolledBack'): Scenario {
+function rollout(
+  image: string,
+  phase: 'Committed' | 'RolledBack',
+  health: Transaction['spec']['health'] = { timeout: '2m' },
+): Scenario {
   return {
     phase,
     async setup(namespace) {
@@ -44,7 +48,7 @@ function rollout(image: string, phase: 'Committed' | 'RolledBack'): Scenario {
           content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
         },
       ];
-      return transaction(namespace, 'gated', changes, { health: { timeout: '2m' } });
+      return transaction(namespace, 'gated', changes, { health });
     },
     async observe(namespace) {
       // The end state once the Deployment controller has caught up: what runs, and how much.
@@ -111,4 +115,40 @@ describe('a health gate killed after every API request', () => {
       config: { release: 'v1' },
     });
   });
+
+  // The bake window (health.stableFor) lives in the status alone: a controller killed anywhere
+  // in it, before or after the write that opens it, resumes counting from status.health.stableSince.
+  it(
+    'with a bake window, a rollout that crash-loops inside it: RolledBack, the old version running',
+    { timeout: 1_800_000 },
+    () => killedWhileBaking('bake', POD_IMAGES.flapping, '1m', 'RolledBack', POD_IMAGES.ready, 'v1'),
+  );
+
+  it(
+    'with a bake window, a healthy rollout: Committed once the window has passed',
+    { timeout: 1_800_000 },
+    () =>
+      killedWhileBaking(
+        'baked',
+        POD_IMAGES.readyAlternative,
+        '10s',
+        'Committed',
+        POD_IMAGES.readyAlternative,
+        'v2',
+      ),
+  );
 });
+
+function killedWhileBaking(
+  label: string,
+  image: string,
+  stableFor: string,
+  phase: 'Committed' | 'RolledBack',
+  running: string,
+  release: string,
+) {
+  return killedAtEveryGateRequest(label, rollout(image, phase, { timeout: '2m', stableFor }), {
+    deployment: { image: running, available: 2, updated: 2, replicas: 2 },
+    config: { release },
+  });
+}

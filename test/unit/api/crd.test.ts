@@ -30,7 +30,9 @@ describe('the Transaction CRD manifest', () => {
       'Ready',
       'Status',
       'Changes',
+      'Stable',
       'Age',
+      'Bake',
       'Message',
     ]);
     const spec = version?.schema.openAPIV3Schema.properties?.spec;
@@ -38,6 +40,7 @@ describe('the Transaction CRD manifest', () => {
     expect(spec?.properties?.changes).toMatchObject({ minItems: 1, maxItems: 256 });
     expect(spec?.properties?.lockTimeout?.default).toBe('5m');
     expect(spec?.properties?.timeout?.default).toBe('30m');
+    expect(spec?.properties?.health?.properties?.stableFor?.default).toBe('0s');
   });
 });
 

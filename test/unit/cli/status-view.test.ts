@@ -100,3 +100,36 @@ describe('one Transaction in detail', () => {
     expect(nextStepHint(txn({ phase: 'Committing' }))).toBeUndefined();
   });
 });
+
+describe('the bake window counting down', () => {
+  const baking = (): Parameters<typeof transactionRow>[0] => {
+    const t = txn({
+      phase: 'Verifying',
+      items: [0, 1, 2].map((i) => item(i, { committed: true })),
+      conditions: [{ type: 'Ready', status: 'False', reason: 'Baking', message: 'stable for 10s of 30s' }],
+    });
+    const health = {
+      check: 'Commit' as const,
+      startedAt: ago(20),
+      deadline: ago(-600),
+      stableSince: ago(12),
+    };
+    return { ...t, spec: { ...t.spec, health: { stableFor: '30s' } }, status: { ...t.status, health } };
+  };
+
+  it('the table shows the live countdown next to the reason', () => {
+    expect(transactionRow(baking(), NOW)[5]).toBe('Baking (stable for 12s of 30s)');
+  });
+
+  it('the detail says how long it has been stable, of how long, and since when', () => {
+    expect(renderTransactionDetail(baking(), [], NOW)).toContain(
+      `Health check:   Commit: baking, stable for 12s of 30s (since ${ago(12)} (12s ago)); a regression rolls back`,
+    );
+  });
+
+  it('once the check is over, no countdown', () => {
+    const t = baking();
+    const done = { ...t, status: { ...t.status, health: { ...t.status?.health, completedAt: ago(0) } } };
+    expect(transactionRow(done, NOW)[5]).toBe('Baking');
+  });
+});

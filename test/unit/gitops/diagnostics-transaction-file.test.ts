@@ -120,6 +120,26 @@ describe('diagnostics in transaction.yaml', () => {
     expect(diagnostics).toHaveLength(3);
   });
 
+  it('checks spec.health.stableFor: a duration from 0s to 1h, less than spec.timeout', async () => {
+    const tooLong = await diagnose({
+      'transaction.yaml': `${header()}  health:\n    stableFor: 2h\n`,
+      '10-a.delete.yaml': configMap,
+    });
+    expect(tooLong.map((d) => [d.field, d.message])).toEqual([
+      ['spec.health.stableFor', 'must be at most 1h, found "2h"'],
+    ]);
+    const pastTimeout = await diagnose({
+      'transaction.yaml': `${header()}  timeout: 1m\n  health:\n    stableFor: 1m\n`,
+      '10-a.delete.yaml': configMap,
+    });
+    expect(pastTimeout.map((d) => [d.field, d.message])).toEqual([
+      [
+        'spec.health.stableFor',
+        'must be less than spec.timeout (1m): the bake window must fit in the transaction',
+      ],
+    ]);
+  });
+
   it('reserves tx.janus.io/ annotations', async () => {
     const diagnostics = await diagnose({
       'transaction.yaml': header('deploy-v2', '  annotations:\n    tx.janus.io/source-path: forged\n'),

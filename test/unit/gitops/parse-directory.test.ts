@@ -34,6 +34,18 @@ async function parse(files: Record<string, string>, options: ParseOptions = OPTI
 }
 
 describe('parseTransactionDirectory: a valid directory', () => {
+  it('carries spec.health, the bake window (stableFor, 0s allowed) included', async () => {
+    for (const stableFor of ['45s', '0s']) {
+      const result = await parse({
+        'transaction.yaml': `${header()}  health:\n    timeout: 2m\n    stableFor: ${stableFor}\n`,
+        '10-web.patch.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n',
+      });
+      expect(result.ok).toBe(true);
+      if (result.ok) expect(result.transaction.spec.health).toEqual({ timeout: '2m', stableFor });
+    }
+  });
+
   it('orders inline changes first, then change files lexicographically, documents in file order', async () => {
     const result = await parse({
       'transaction.yaml': `${header()}  lockTimeout: 2m

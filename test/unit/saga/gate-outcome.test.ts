@@ -14,12 +14,19 @@ const VERDICTS: Record<FinishedVerdict['kind'], FinishedVerdict> = {
   healthy: { kind: 'healthy' },
   unhealthy: { kind: 'unhealthy', failed: crashing },
   timedOut: { kind: 'timedOut', pending: [rolling] },
+  regressed: {
+    kind: 'regressed',
+    what: 'Deployment shop/web: pod shop/web-1 container app is in CrashLoopBackOff',
+    into: '8s into the 30s bake window',
+  },
 };
+const REGRESSED =
+  'regressed 8s into the 30s bake window: Deployment shop/web: pod shop/web-1 container app is in CrashLoopBackOff';
 const facts = (made: string) => ({ took: '42s', gated: 2, made });
 const COMMITTED = '2/2 changes committed: Update Deployment web, Patch ConfigMap app-config';
 const UNDONE = '2 committed change(s) rolled back (health check failed)';
 
-describe('gateOutcome: the 2×3 matrix of a finished health check', () => {
+describe('gateOutcome: the 2×4 matrix of a finished health check', () => {
   it.each([
     {
       check: 'Commit',
@@ -81,6 +88,26 @@ describe('gateOutcome: the 2×3 matrix of a finished health check', () => {
       why: 'not healthy within 42s: Deployment shop/web: 1 of 2 updated',
       message: `${UNDONE}, but the restored state is not healthy: not healthy within 42s: Deployment shop/web: 1 of 2 updated`,
     },
+    {
+      check: 'Commit',
+      verdict: 'regressed',
+      result: 'Regressed',
+      condition: ['False', 'HealthRegressed'],
+      to: 'RollingBack',
+      reason: 'HealthRegressed',
+      why: REGRESSED,
+      message: REGRESSED,
+    },
+    {
+      check: 'Rollback',
+      verdict: 'regressed',
+      result: 'Regressed',
+      condition: ['False', 'HealthRegressed'],
+      to: 'Failed',
+      reason: 'RollbackUnhealthy',
+      why: REGRESSED,
+      message: `${UNDONE}, but the restored state is not healthy: ${REGRESSED}`,
+    },
   ] as const)('$check × $verdict → $to ($reason)', (cell) => {
     const made = cell.check === 'Commit' ? COMMITTED : UNDONE;
     const outcome = gateOutcome(cell.check, VERDICTS[cell.verdict], facts(made));
@@ -92,5 +119,15 @@ describe('gateOutcome: the 2×3 matrix of a finished health check', () => {
       reason: cell.reason,
       message: cell.message,
     });
+  });
+
+  it('a window that passed says so; a window that cannot fit says why', () => {
+    expect(gateOutcome('Commit', { kind: 'healthy', stableFor: '30s' }, facts(COMMITTED)).why).toBe(
+      '2 target(s) healthy and stable for 30s (after 42s)',
+    );
+    const why = "the 30s bake window did not end before the transaction's deadline";
+    expect(gateOutcome('Commit', { kind: 'timedOut', pending: [], why }, facts(COMMITTED)).why).toBe(
+      `${why} (after 42s)`,
+    );
   });
 });
