@@ -67,7 +67,8 @@ describe('kubectl apply -k manifests/', () => {
         'ClusterRole', // janus-tenant, bound per namespace by those who opt in
         'ClusterRoleBinding',
         'ConfigMap',
-        'CustomResourceDefinition',
+        'CustomResourceDefinition', // transactions.tx.janus.io
+        'CustomResourceDefinition', // analysistemplates.tx.janus.io
         'Deployment',
         'Namespace',
         'PodDisruptionBudget',
