@@ -6,7 +6,7 @@
  * older version) whose files the tip already holds.
  */
 import type { ObjectStore, Signature } from '../git/object-store.ts';
-import { writeFiles } from '../git/tree-writer.ts';
+import { type WrittenTrees, writeFiles } from '../git/tree-writer.ts';
 import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
 import type { ResultRecord } from './result-record.ts';
 
@@ -21,6 +21,7 @@ export async function commitRecords(
   let tip = base;
   let tree: string | undefined;
   let lastMessage: string | undefined;
+  const written: WrittenTrees = new Map(); // each record's trees are the next one's base
   if (base !== undefined) {
     const commit = await store.readCommit(base);
     tree = commit.tree;
@@ -33,7 +34,7 @@ export async function commitRecords(
     if (isNotice && lastMessage !== undefined && sameMessage(lastMessage, record.message)) continue;
     const newTree = isNotice
       ? (tree ?? (await store.writeTree([])))
-      : await writeFiles(store, tree, record.files);
+      : await writeFiles(store, tree, record.files, written);
     if (!isNotice && newTree === tree) continue;
     tip = await store.writeCommit({
       tree: newTree,
