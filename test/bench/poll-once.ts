@@ -44,13 +44,13 @@ try {
   const sample = await ask<PollSample>({ poll: 'commit' });
   const { peakRssMiB } = await ask<{ peakRssMiB: number }>({ exit: true });
   await new Promise((resolve) => child.once('exit', resolve));
-  console.log(
-    JSON.stringify({
+  process.stdout.write(
+    `${JSON.stringify({
       ms: Math.round(sample.ms),
       cpuMs: Math.round(sample.cpuMs),
       peakRssMiB: Math.round(peakRssMiB),
       materialized: sample.summary.materialized,
-    }),
+    })}\n`,
   );
 } finally {
   await server.stop();
