@@ -28,7 +28,12 @@
  * (450 MiB): free; --optimize-for-size alone 27.6 s; no JIT tiers alone 34.3 s (522 MiB); all
  * five 48.5 s (361 MiB). The last two trade seconds of CPU on big commits for resident MiB at
  * rest; which to keep for `janus run` is open (issue 26) until the controller's heavy paths are
- * measured the same way.
+ * measured the same way. Since the results writer hashes and compresses its objects in memory
+ * (src/git/object-batch.ts), that poll (test/bench/poll-once.ts, paired runs, medians, load
+ * average 3–9, 2026-11-25; test/bench/results/poll-400-directories.md): all five flags 33.4 s of
+ * CPU and 193 MiB peak, V8's defaults 10.8 s and 347 MiB: here the five cost 23 s of CPU (3.1×)
+ * and save 154 MiB of peak. The 256-change transaction and the 10,000-Transaction restart have
+ * not been re-measured per flag yet.
  *
  * One-shot commands (validate, plan, status, history, demo …) run with V8's defaults: they are
  * CPU-bound and short, and a CI runner or a laptop has the memory. `janus validate` of 400

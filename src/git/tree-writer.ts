@@ -1,15 +1,20 @@
 /**
  * Writes files into a tree without an index or worktree: only the trees on the paths of the
  * written files are rebuilt; every other subtree keeps its oid.
+ * Writing many times in a row (a batch of results, one commit each), pass an ObjectBatch as the
+ * store: the trees it wrote are then taken from memory, not read back from disk.
  */
 import type { ObjectStore, TreeEntry } from './object-store.ts';
+
+/** What writeFiles needs of a store (an ObjectStore, or an ObjectBatch over one). */
+export type TreeStore = Pick<ObjectStore, 'readTree' | 'writeBlob' | 'writeTree'>;
 
 /** New content per repository-relative path. */
 export type FileUpdates = Readonly<Record<string, string | Uint8Array>>;
 
 /** Returns the oid of `base` (undefined: an empty tree) with `files` written into it. */
 export async function writeFiles(
-  store: ObjectStore,
+  store: TreeStore,
   base: string | undefined,
   files: FileUpdates,
 ): Promise<string> {

@@ -5,6 +5,8 @@
  * Janus-Result trailer, see landed.ts) are skipped; so are records without an id (queued by an
  * older version) whose files the tip already holds.
  */
+
+import { ObjectBatch } from '../git/object-batch.ts';
 import type { ObjectStore, Signature } from '../git/object-store.ts';
 import { writeFiles } from '../git/tree-writer.ts';
 import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
@@ -21,6 +23,8 @@ export async function commitRecords(
   let tip = base;
   let tree: string | undefined;
   let lastMessage: string | undefined;
+  // Hundreds of records after a big poll: written to disk together, once all are committed.
+  const batch = new ObjectBatch(store);
   if (base !== undefined) {
     const commit = await store.readCommit(base);
     tree = commit.tree;
@@ -32,10 +36,10 @@ export async function commitRecords(
     // A notice is already there when the tip is that very notice; a file change when no file differs.
     if (isNotice && lastMessage !== undefined && sameMessage(lastMessage, record.message)) continue;
     const newTree = isNotice
-      ? (tree ?? (await store.writeTree([])))
-      : await writeFiles(store, tree, record.files);
+      ? (tree ?? (await batch.writeTree([])))
+      : await writeFiles(batch, tree, record.files);
     if (!isNotice && newTree === tree) continue;
-    tip = await store.writeCommit({
+    tip = await batch.writeCommit({
       tree: newTree,
       parents: tip === undefined ? [] : [tip],
       message:
@@ -46,6 +50,7 @@ export async function commitRecords(
     tree = newTree;
     lastMessage = record.message;
   }
+  await batch.flush();
   return tip;
 }
 
