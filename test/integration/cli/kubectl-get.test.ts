@@ -46,14 +46,18 @@ describe('kubectl get txn', () => {
         );
         await waitForPhase(clients.admin, ns, 'green', 'Committed');
         const table = kubectl('get', 'txn', '-n', ns);
-        expect(table[0]).toBe('NAME | PHASE | READY | STATUS | CHANGES | AGE');
-        expect(table[1]).toMatch(/^green \| Committed \| True \| Committed \| 1\/1 \| \d+s$/);
+        // STABLE: since when the bake window's targets are healthy; none without a window.
+        expect(table[0]).toBe('NAME | PHASE | READY | STATUS | CHANGES | STABLE | AGE');
+        expect(table[1]).toMatch(/^green \| Committed \| True \| Committed \| 1\/1 \| (<none> \| )?\d+s$/);
 
         const wide = kubectl('get', 'txn', '-n', ns, '-o', 'wide');
-        expect(wide[0]).toBe('NAME | PHASE | READY | STATUS | CHANGES | AGE | MESSAGE');
+        expect(wide[0]).toBe('NAME | PHASE | READY | STATUS | CHANGES | STABLE | AGE | BAKE | MESSAGE');
         expect(wide[1]).toContain('1/1 changes committed: Patch ConfigMap settings');
 
-        expect(kubectl('get', 'janus', '-n', ns)[1]).toMatch(/^green \| Committed \| True \| Committed/);
+        // The janus category holds Transactions and AnalysisTemplates: kubectl names each by its kind.
+        expect(kubectl('get', 'janus', '-n', ns)[1]).toMatch(
+          /^transaction\.tx\.janus\.io\/green \| Committed \| True \| Committed/,
+        );
 
         // After a rollback, CHANGES counts what is still in effect: none.
         await annotate(clients.admin, ns, 'green', { 'tx.janus.io/request-rollback': 'test' });
