@@ -48,22 +48,22 @@ const noData = (at: number): Measurement => ({
 });
 const error = (at: number): Measurement => ({ phase: 'Error', at: iso(at), message: 'connection refused' });
 
-const after = (c: AnalysisCheck, ms: readonly Measurement[]) =>
+const measuredAs = (c: AnalysisCheck, ms: readonly Measurement[]) =>
   ms.reduce((state, m) => recordMeasurement(c, state, m, Date.parse(m.at)), fresh);
 
 describe('which analysis checks are due', () => {
   it('measures a check never measured at once, then an interval after its last measurement', () => {
     expect(isDue(fresh, NOW)).toBe(true);
-    const state = after(check(), [passed(NOW)]);
+    const state = measuredAs(check(), [passed(NOW)]);
     expect(state.nextAt).toBe(iso(NOW + 5 * S));
     expect(isDue(state, NOW + 4 * S)).toBe(false);
     expect(isDue(state, NOW + 5 * S)).toBe(true);
-    expect(nextDueMs([state, after(check({ interval: '2s' }), [passed(NOW)])])).toBe(NOW + 2 * S);
+    expect(nextDueMs([state, measuredAs(check({ interval: '2s' }), [passed(NOW)])])).toBe(NOW + 2 * S);
     expect(nextDueMs([])).toBeUndefined();
   });
 
   it('resumes from the persisted states, matched by name; a new check starts fresh', () => {
-    const persisted = after(check(), [passed(NOW)]);
+    const persisted = measuredAs(check(), [passed(NOW)]);
     const states = statesOf([check(), check({ name: 'latency' })], [persisted]);
     expect(states).toEqual([persisted, { name: 'latency', measured: 0, failed: 0 }]);
   });
@@ -79,7 +79,7 @@ describe('which analysis checks are due', () => {
 describe('the status a check keeps', () => {
   it(`keeps the last ${MAX_KEPT_MEASUREMENTS} measurements and counts them all`, () => {
     const ms = Array.from({ length: 25 }, (_, i) => (i === 3 ? failed(NOW + i * S) : passed(NOW + i * S)));
-    const state = after(check({ failureLimit: 2 }), ms);
+    const state = measuredAs(check({ failureLimit: 2 }), ms);
     expect(state.measurements).toHaveLength(MAX_KEPT_MEASUREMENTS);
     expect(state.measurements?.[0]?.at).toBe(iso(NOW + 15 * S));
     expect(state.measured).toBe(25);
@@ -94,7 +94,7 @@ describe('the status a check keeps', () => {
       ...Array.from({ length: 12 }, (_, i) => passed(NOW + (i + 1) * S)),
       failed(NOW + 20 * S, 0.4),
     ];
-    const verdict = checkVerdict(c, after(c, ms));
+    const verdict = checkVerdict(c, measuredAs(c, ms));
     expect(verdict.phase).toBe('Failing');
     expect(verdict.message).toBe(
       'check "error-rate" failed: query "errors" returned 0.4, and the check fails when result > 0.05 (2 failed measurements, failure limit 2)',
@@ -102,15 +102,15 @@ describe('the status a check keeps', () => {
   });
 
   it('counts no data as a failure under noData: Fail', () => {
-    expect(after(check({ noData: 'Fail' }), [noData(NOW)]).failed).toBe(1);
-    expect(after(check(), [noData(NOW)]).failed).toBe(0);
+    expect(measuredAs(check({ noData: 'Fail' }), [noData(NOW)]).failed).toBe(1);
+    expect(measuredAs(check(), [noData(NOW)]).failed).toBe(0);
   });
 });
 
 describe('what a check tells the bake window', () => {
   it('a check at its failure limit fails the window at once, naming query, value and threshold', () => {
     const c = check();
-    const wc = windowCheckOf(c, after(c, [failed(NOW)]), false);
+    const wc = windowCheckOf(c, measuredAs(c, [failed(NOW)]), false);
     expect(wc.state).toBe('Failed');
     const verdict = windowVerdict([], { stableForMs: 20 * S, since: iso(NOW), checks: [wc] }, NOW + S);
     expect(verdict).toEqual({
@@ -122,7 +122,7 @@ describe('what a check tells the bake window', () => {
 
   it('holds the window while passing before its end, and passes it at the end', () => {
     const c = check();
-    const state = after(c, [passed(NOW)]);
+    const state = measuredAs(c, [passed(NOW)]);
     const before = windowCheckOf(c, state, false);
     expect(before.state).toBe('Pending');
     expect(
@@ -140,19 +140,19 @@ describe('what a check tells the bake window', () => {
   it('does not pass an inconclusive check silently at the end: it fails, saying it could not be measured', () => {
     const c = check();
     for (const m of [noData(NOW), error(NOW)]) {
-      const wc = windowCheckOf(c, after(c, [passed(NOW - S), m]), true);
+      const wc = windowCheckOf(c, measuredAs(c, [passed(NOW - S), m]), true);
       expect(wc.state).toBe('Failed');
       expect(wc.message).toMatch(
         /^could not be measured at the end of the bake window: check "error-rate": /,
       );
     }
-    expect(windowCheckOf(c, after(c, [error(NOW)]), false).state).toBe('Pending');
+    expect(windowCheckOf(c, measuredAs(c, [error(NOW)]), false).state).toBe('Pending');
   });
 
   it('passes an inconclusive check at the end when its noData policy is Pass', () => {
     const c = check({ noData: 'Pass' });
-    expect(windowCheckOf(c, after(c, [error(NOW)]), true).state).toBe('Passed');
-    expect(windowCheckOf(c, after(c, [noData(NOW)]), true).state).toBe('Passed');
+    expect(windowCheckOf(c, measuredAs(c, [error(NOW)]), true).state).toBe('Passed');
+    expect(windowCheckOf(c, measuredAs(c, [noData(NOW)]), true).state).toBe('Passed');
   });
 
   it('keeps a check never measured pending', () => {

@@ -1,0 +1,148 @@
+/**
+ * Metric analysis in the bake window (spec.health.analysis), against a real Prometheus (built
+ * from its Go module) scraping an exporter the test controls: a release whose pods are Ready on
+ * kwok but whose error ratio climbs inside the window is rolled back, the reason naming the
+ * query, the value and the threshold; the same release with its ratio under the threshold
+ * commits once the window has gone by. The controller runs as its own process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryPrometheus } from '../../../src/analysis/index.ts';
+import type { AnalysisRef, Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { withController } from '../../support/controller-process.ts';
+import { eventually } from '../../support/eventually.ts';
+import { useClients } from '../../support/kube.ts';
+import { type MetricsExporter, startMetricsExporter } from '../../support/metrics-exporter.ts';
+import { POD_IMAGES } from '../../support/pod-images.ts';
+import { startPrometheus, type TestPrometheus } from '../../support/prometheus.ts';
+import { getTxn, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
+import { availableWith, deployment } from '../../support/workloads.ts';
+
+const clients = useClients();
+let exporter: MetricsExporter;
+let prometheus: TestPrometheus;
+
+beforeAll(async () => {
+  exporter = await startMetricsExporter();
+  prometheus = await startPrometheus({ targets: [exporter.target] });
+}, 600_000); // a cold cache builds Prometheus first
+
+afterAll(async () => {
+  await prometheus?.stop();
+  await exporter?.stop();
+});
+
+const DEPLOYER = [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }];
+
+const newImage = (image: string): Change => ({
+  target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+  type: 'Patch',
+  content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
+});
+
+/** The error ratio of one release: 5xx over all its requests. */
+const errorRatio = (release: string) =>
+  `sum(http_requests_total{release="${release}",code=~"5.."}) / sum(http_requests_total{release="${release}"})`;
+
+const errorRatioCheck = (release: string): AnalysisRef => ({
+  check: {
+    name: 'error-ratio',
+    interval: '1s',
+    prometheus: { address: prometheus.address, query: errorRatio(release), failWhen: 'result > 0.05' },
+  },
+});
+
+/** Until Prometheus has scraped the release's series: the checks then measure numbers from the start. */
+const scraped = (release: string) =>
+  eventually(async () => {
+    const value = await queryPrometheus(prometheus.address, errorRatio(release), {});
+    expect(value).toBeDefined();
+  });
+
+async function shop(prefix: string): Promise<string> {
+  const ns = await testNamespace(clients.admin, prefix, { deployer: DEPLOYER });
+  await clients.admin.create(deployment(ns, 'web', POD_IMAGES.ready));
+  await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
+  return ns;
+}
+
+function controller<T>(ns: string, body: () => Promise<T>): Promise<T> {
+  return withController(
+    { kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' },
+    body,
+  );
+}
+
+/** Waits until the window is open and the check has measured at least `n` times. */
+function measured(ns: string, name: string, n: number): Promise<Transaction> {
+  return eventually(
+    async () => {
+      const txn = await getTxn(clients.admin, ns, name);
+      expect(txn.status?.health?.stableSince).toBeDefined();
+      expect(txn.status?.health?.analysis?.[0]?.measured ?? 0).toBeGreaterThanOrEqual(n);
+      return txn;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+}
+
+describe('metric analysis in the bake window (health.analysis)', () => {
+  it('rolls back a Ready release whose error ratio climbs in the window, naming query, value and threshold', async () => {
+    const ns = await shop('analysis-bad');
+    exporter.count({ release: 'bad', code: '200' }, 100);
+    exporter.count({ release: 'bad', code: '500' }, 0); // the series exists: a ratio of 0, not no data
+    await scraped('bad');
+    await controller(ns, async () => {
+      await clients.admin.create(
+        transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+          // Long enough that the climb surely lands inside it on a loaded machine; the rollback
+          // comes at the first failed measurement, not at the window's end.
+          health: { stableFor: '2m', analysis: [errorRatioCheck('bad')] },
+        }),
+      );
+      const passing = await measured(ns, 'release-v2', 1);
+      expect(passing.status?.phase).toBe('Verifying');
+      expect(passing.status?.health?.analysis?.[0]?.measurements?.[0]).toMatchObject({
+        phase: 'Passed',
+        value: 0,
+      });
+
+      exporter.count({ release: 'bad', code: '500' }, 50); // 50 of 150: a ratio of 1/3
+      const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
+      const events = await clients.admin.list('v1', 'Event', ns);
+      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
+        | { message?: string }
+        | undefined;
+      expect(failed?.message).toMatch(
+        /^regressed \d+s into the 2m bake window: analysis: check "error-ratio" failed: /,
+      );
+      expect(failed?.message).toContain(`query ${JSON.stringify(errorRatio('bad'))} returned 0.333`);
+      expect(failed?.message).toContain('the check fails when result > 0.05');
+      // The rollback started inside the window, and the old release serves again.
+      const opened = Date.parse(passing.status?.health?.stableSince ?? '');
+      expect(Date.parse(txn.status?.health?.startedAt ?? '') - opened).toBeLessThan(120_000);
+      await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
+    });
+  });
+
+  it('commits the same release once the window has gone by when its ratio stays under the threshold', async () => {
+    const ns = await shop('analysis-good');
+    exporter.count({ release: 'good', code: '200' }, 99);
+    exporter.count({ release: 'good', code: '500' }, 1);
+    await scraped('good');
+    await controller(ns, async () => {
+      await clients.admin.create(
+        transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+          health: { stableFor: '20s', analysis: [errorRatioCheck('good')] },
+        }),
+      );
+      const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'Committed', 180_000);
+      expect(txn.status?.health?.result).toBe('Healthy');
+      const state = txn.status?.health?.analysis?.[0];
+      expect(state).toMatchObject({ name: 'error-ratio', failed: 0 });
+      expect(state?.measured).toBeGreaterThanOrEqual(2);
+      expect(state?.measurements?.at(-1)).toMatchObject({ phase: 'Passed', value: 0.01 });
+      const stableSince = Date.parse(txn.status?.health?.stableSince ?? '');
+      expect(Date.parse(txn.status?.health?.completedAt ?? '') - stableSince).toBeGreaterThanOrEqual(20_000);
+    });
+  });
+});
