@@ -3,12 +3,13 @@
  * from its Go module) scraping an exporter the test controls: a release whose pods are Ready on
  * kwok but whose error ratio climbs inside the window is rolled back, the reason naming the
  * query, the value and the threshold; the same release with its ratio under the threshold
- * commits once the window has gone by. The controller runs as its own process.
+ * commits once the window has gone by; a controller killed (SIGKILL) in the window resumes the
+ * checks from the status. The controller runs as its own process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryPrometheus } from '../../../src/analysis/index.ts';
 import type { AnalysisRef, Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
-import { withController } from '../../support/controller-process.ts';
+import { startController, withController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { type MetricsExporter, startMetricsExporter } from '../../support/metrics-exporter.ts';
@@ -143,6 +144,43 @@ describe('metric analysis in the bake window (health.analysis)', () => {
       expect(state?.measurements?.at(-1)).toMatchObject({ phase: 'Passed', value: 0.01 });
       const stableSince = Date.parse(txn.status?.health?.stableSince ?? '');
       expect(Date.parse(txn.status?.health?.completedAt ?? '') - stableSince).toBeGreaterThanOrEqual(20_000);
+    });
+  });
+
+  it('resumes the checks from the status after a kill -9 in the window, and still rolls back', async () => {
+    const ns = await shop('analysis-crash');
+    exporter.count({ release: 'crash', code: '200' }, 100);
+    exporter.count({ release: 'crash', code: '500' }, 0);
+    await scraped('crash');
+    const first = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns });
+    let before: Transaction;
+    try {
+      await clients.admin.create(
+        transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+          health: { stableFor: '2m', analysis: [errorRatioCheck('crash')] },
+        }),
+      );
+      before = await measured(ns, 'release-v2', 2);
+    } finally {
+      expect(await first.kill()).toBe('SIGKILL');
+    }
+    const opened = before.status?.health?.stableSince;
+    const measuredBefore = before.status?.health?.analysis?.[0]?.measured ?? 0;
+    await controller(ns, async () => {
+      // The same window, its measurements counted on from the persisted ones.
+      const resumed = await measured(ns, 'release-v2', measuredBefore + 1);
+      expect(resumed.status?.phase).toBe('Verifying');
+      expect(resumed.status?.health?.stableSince).toBe(opened);
+      expect(resumed.status?.health?.analysis?.[0]?.failed).toBe(0);
+
+      exporter.count({ release: 'crash', code: '500' }, 50);
+      await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
+      const events = await clients.admin.list('v1', 'Event', ns);
+      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
+        | { message?: string }
+        | undefined;
+      expect(failed?.message).toContain(`query ${JSON.stringify(errorRatio('crash'))} returned 0.333`);
+      await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
     });
   });
 });
