@@ -40,12 +40,13 @@ export async function analyse(
   windowEndMs: number,
 ): Promise<Analysed> {
   const refs = run.txn.spec.health?.analysis ?? [];
-  if (refs.length === 0 || !health?.stableSince)
-    return { checks: [], health, changed: false, dueMs: undefined };
+  if (refs.length === 0) return { checks: [], health, changed: false, dueMs: undefined };
+  // The window opens at this look, if at all: the checks measure first at the next one, at once.
+  if (!health?.stableSince) return { checks: [], health, changed: false, dueMs: now };
+  const namespace = run.txn.metadata.namespace ?? '';
   const checks: AnalysisCheck[] = [];
   try {
-    for (const ref of refs)
-      checks.push(...(await resolveChecks(ref, run.txn.metadata.namespace ?? '', run.deps.objects)));
+    for (const ref of refs) checks.push(...(await resolveChecks(ref, namespace, run.deps.objects)));
   } catch (e) {
     if (!(e instanceof AnalysisTemplateError)) throw e;
     return { checks: [definitionFailed(e.message)], health, changed: false, dueMs: undefined };
@@ -60,11 +61,7 @@ export async function analyse(
     checks.map(async (check, i) => {
       const state = states[i];
       if (!state || !isDue(state, now)) return;
-      const m = await measure(check, {
-        namespace: run.txn.metadata.namespace ?? '',
-        objects,
-        now: () => new Date(run.deps.now()),
-      });
+      const m = await measure(check, { namespace, objects, now: () => new Date(run.deps.now()) });
       run.deps.metrics.analysisMeasurement(m.phase);
       states[i] = recordMeasurement(check, state, m, run.deps.now());
       changed = true;
