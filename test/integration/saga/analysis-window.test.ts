@@ -125,15 +125,38 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     });
   });
 
-  it('commits the same release once the window has gone by when its ratio stays under the threshold', async () => {
+  it('commits the same release, its check from a template, once the window has gone by when its ratio stays under the threshold', async () => {
     const ns = await shop('analysis-good');
     exporter.count({ release: 'good', code: '200' }, 99);
     exporter.count({ release: 'good', code: '500' }, 1);
     await scraped('good');
     await controller(ns, async () => {
+      // From a template the platform team owns, read with the controller's own rights.
+      await clients.admin.create({
+        apiVersion: 'tx.janus.io/v1alpha1',
+        kind: 'AnalysisTemplate',
+        metadata: { name: 'http-error-ratio', namespace: ns },
+        spec: {
+          args: [{ name: 'release' }, { name: 'max-ratio', value: '0.05' }],
+          checks: [
+            {
+              name: 'error-ratio',
+              interval: '1s',
+              prometheus: {
+                address: prometheus.address,
+                query: errorRatio('{{args.release}}'),
+                failWhen: 'result > {{args.max-ratio}}',
+              },
+            },
+          ],
+        },
+      });
+      const analysis = [
+        { templateRef: { name: 'http-error-ratio' }, args: [{ name: 'release', value: 'good' }] },
+      ];
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
-          health: { stableFor: '20s', analysis: [errorRatioCheck('good')] },
+          health: { stableFor: '20s', analysis },
         }),
       );
       const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'Committed', 180_000);
