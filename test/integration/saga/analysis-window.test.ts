@@ -206,4 +206,24 @@ describe('metric analysis in the bake window (health.analysis)', () => {
       await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
     });
   });
+
+  it('rolls back at the window end a check that never had data: inconclusive does not pass silently', async () => {
+    const ns = await shop('analysis-nodata');
+    await controller(ns, async () => {
+      await clients.admin.create(
+        transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+          health: { stableFor: '10s', analysis: [errorRatioCheck('never-scraped')] },
+        }),
+      );
+      const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
+      expect(txn.status?.phase).toBe('RolledBack');
+      const events = await clients.admin.list('v1', 'Event', ns);
+      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
+        | { message?: string }
+        | undefined;
+      expect(failed?.message).toMatch(
+        /^regressed \d+s into the 10s bake window: analysis: could not be measured at the end of the bake window: check "error-ratio": query .* returned no data$/,
+      );
+    });
+  });
 });
