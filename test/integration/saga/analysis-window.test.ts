@@ -8,15 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryPrometheus } from '../../../src/analysis/index.ts';
-import type { AnalysisRef, Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
-import { startController, withController } from '../../support/controller-process.ts';
+import type { AnalysisRef, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { startController } from '../../support/controller-process.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { type MetricsExporter, startMetricsExporter } from '../../support/metrics-exporter.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
 import { startPrometheus, type TestPrometheus } from '../../support/prometheus.ts';
-import { getTxn, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
-import { availableWith, deployment } from '../../support/workloads.ts';
+import { getTxn, transaction, waitForPhase } from '../../support/saga.ts';
+import { eventMessage, newImage, webShop, withWebController } from '../../support/web-shop.ts';
+import { availableWith } from '../../support/workloads.ts';
 
 const clients = useClients();
 let exporter: MetricsExporter;
@@ -30,14 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await prometheus?.stop();
   await exporter?.stop();
-});
-
-const DEPLOYER = [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }];
-
-const newImage = (image: string): Change => ({
-  target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
-  type: 'Patch',
-  content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
 });
 
 /** The error ratio of one release: 5xx over all its requests. */
@@ -59,20 +52,6 @@ const scraped = (release: string) =>
     expect(value).toBeDefined();
   });
 
-async function shop(prefix: string): Promise<string> {
-  const ns = await testNamespace(clients.admin, prefix, { deployer: DEPLOYER });
-  await clients.admin.create(deployment(ns, 'web', POD_IMAGES.ready));
-  await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
-  return ns;
-}
-
-function controller<T>(ns: string, body: () => Promise<T>): Promise<T> {
-  return withController(
-    { kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' },
-    body,
-  );
-}
-
 /** Waits until the window is open and the check has measured at least `n` times. */
 function measured(ns: string, name: string, n: number): Promise<Transaction> {
   return eventually(
@@ -88,11 +67,11 @@ function measured(ns: string, name: string, n: number): Promise<Transaction> {
 
 describe('metric analysis in the bake window (health.analysis)', () => {
   it('rolls back a Ready release whose error ratio climbs in the window, naming query, value and threshold', async () => {
-    const ns = await shop('analysis-bad');
+    const ns = await webShop(clients, 'analysis-bad');
     exporter.count({ release: 'bad', code: '200' }, 100);
     exporter.count({ release: 'bad', code: '500' }, 0); // the series exists: a ratio of 0, not no data
     await scraped('bad');
-    await controller(ns, async () => {
+    await withWebController(clients, ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
           // Long enough that the climb surely lands inside it on a loaded machine; the rollback
@@ -109,15 +88,12 @@ describe('metric analysis in the bake window (health.analysis)', () => {
 
       exporter.count({ release: 'bad', code: '500' }, 50); // 50 of 150: a ratio of 1/3
       const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
-      const events = await clients.admin.list('v1', 'Event', ns);
-      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
-        | { message?: string }
-        | undefined;
-      expect(failed?.message).toMatch(
+      const failed = await eventMessage(clients, ns, 'AnalysisFailed');
+      expect(failed).toMatch(
         /^regressed \d+s into the 2m bake window: analysis: check "error-ratio" failed: /,
       );
-      expect(failed?.message).toContain(`query ${JSON.stringify(errorRatio('bad'))} returned 0.333`);
-      expect(failed?.message).toContain('the check fails when result > 0.05');
+      expect(failed).toContain(`query ${JSON.stringify(errorRatio('bad'))} returned 0.333`);
+      expect(failed).toContain('the check fails when result > 0.05');
       // The rollback started inside the window, and the old release serves again.
       const opened = Date.parse(passing.status?.health?.stableSince ?? '');
       expect(Date.parse(txn.status?.health?.startedAt ?? '') - opened).toBeLessThan(120_000);
@@ -126,11 +102,11 @@ describe('metric analysis in the bake window (health.analysis)', () => {
   });
 
   it('commits the same release, its check from a template, once the window has gone by when its ratio stays under the threshold', async () => {
-    const ns = await shop('analysis-good');
+    const ns = await webShop(clients, 'analysis-good');
     exporter.count({ release: 'good', code: '200' }, 99);
     exporter.count({ release: 'good', code: '500' }, 1);
     await scraped('good');
-    await controller(ns, async () => {
+    await withWebController(clients, ns, async () => {
       // From a template the platform team owns, read with the controller's own rights.
       await clients.admin.create({
         apiVersion: 'tx.janus.io/v1alpha1',
@@ -171,7 +147,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
   });
 
   it('resumes the checks from the status after a kill -9 in the window, and still rolls back', async () => {
-    const ns = await shop('analysis-crash');
+    const ns = await webShop(clients, 'analysis-crash');
     exporter.count({ release: 'crash', code: '200' }, 100);
     exporter.count({ release: 'crash', code: '500' }, 0);
     await scraped('crash');
@@ -189,7 +165,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     }
     const opened = before.status?.health?.stableSince;
     const measuredBefore = before.status?.health?.analysis?.[0]?.measured ?? 0;
-    await controller(ns, async () => {
+    await withWebController(clients, ns, async () => {
       // The same window, its measurements counted on from the persisted ones.
       const resumed = await measured(ns, 'release-v2', measuredBefore + 1);
       expect(resumed.status?.phase).toBe('Verifying');
@@ -198,18 +174,15 @@ describe('metric analysis in the bake window (health.analysis)', () => {
 
       exporter.count({ release: 'crash', code: '500' }, 50);
       await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
-      const events = await clients.admin.list('v1', 'Event', ns);
-      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
-        | { message?: string }
-        | undefined;
-      expect(failed?.message).toContain(`query ${JSON.stringify(errorRatio('crash'))} returned 0.333`);
+      const failed = await eventMessage(clients, ns, 'AnalysisFailed');
+      expect(failed).toContain(`query ${JSON.stringify(errorRatio('crash'))} returned 0.333`);
       await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
     });
   });
 
   it('rolls back at the window end a check that never had data: inconclusive does not pass silently', async () => {
-    const ns = await shop('analysis-nodata');
-    await controller(ns, async () => {
+    const ns = await webShop(clients, 'analysis-nodata');
+    await withWebController(clients, ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
           health: { stableFor: '10s', analysis: [errorRatioCheck('never-scraped')] },
@@ -217,11 +190,8 @@ describe('metric analysis in the bake window (health.analysis)', () => {
       );
       const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
       expect(txn.status?.phase).toBe('RolledBack');
-      const events = await clients.admin.list('v1', 'Event', ns);
-      const failed = events.items.find((e) => (e as { reason?: string }).reason === 'AnalysisFailed') as
-        | { message?: string }
-        | undefined;
-      expect(failed?.message).toMatch(
+      const failed = await eventMessage(clients, ns, 'AnalysisFailed');
+      expect(failed).toMatch(
         /^regressed \d+s into the 10s bake window: analysis: could not be measured at the end of the bake window: check "error-ratio": query .* returned no data$/,
       );
     });
