@@ -3,6 +3,7 @@ import type { Measurement } from '../../../src/analysis/index.ts';
 import {
   type AnalysisCheck,
   type AnalysisCheckStatus,
+  MAX_ANALYSIS_CHECKS,
   MAX_KEPT_MEASUREMENTS,
 } from '../../../src/api/v1alpha1/index.ts';
 import {
@@ -15,6 +16,7 @@ import {
   windowCheckOf,
 } from '../../../src/saga/analysis-window.ts';
 import { windowVerdict } from '../../../src/saga/bake-window.ts';
+import { fitStatus } from '../../../src/saga/fit-status.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -99,6 +101,28 @@ describe('the status a check keeps', () => {
     expect(verdict.message).toBe(
       'check "error-rate" failed: query "errors" returned 0.4, and the check fails when result > 0.05 (2 failed measurements, failure limit 2)',
     );
+  });
+
+  it('fits the status: 16 checks of 10 kept measurements and a last failure, messages cut to 512, under 160 kB', () => {
+    const long = (at: number): Measurement => ({
+      ...failed(at),
+      message: `query "${'x'.repeat(5000)}" returned 0.3`,
+    });
+    const states = Array.from({ length: MAX_ANALYSIS_CHECKS }, (_, i) => {
+      const c = check({ name: `check-${i}`, failureLimit: 100 });
+      return Array.from({ length: 30 }, (_, k) => long(NOW + k * S)).reduce(
+        (state, m) => recordMeasurement(c, state, m, Date.parse(m.at)),
+        { name: c.name, measured: 0, failed: 0 } as AnalysisCheckStatus,
+      );
+    });
+    const fitted = fitStatus({ health: { check: 'Commit', analysis: states } });
+    const messages = (fitted.health?.analysis ?? []).flatMap((st) => [
+      ...(st.measurements ?? []).map((m) => m.message),
+      st.lastFailure?.message ?? '',
+    ]);
+    expect(messages).toHaveLength(MAX_ANALYSIS_CHECKS * (MAX_KEPT_MEASUREMENTS + 1));
+    for (const message of messages) expect(message.length).toBeLessThanOrEqual(512);
+    expect(JSON.stringify(fitted).length).toBeLessThan(160_000);
   });
 
   it('counts no data as a failure under noData: Fail', () => {
