@@ -19,7 +19,7 @@ export interface Validation {
 
 /** The subset of OpenAPI v3 that structural CRD schemas use. */
 export interface OpenApiSchema {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'boolean';
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
   description?: string;
   format?: string;
   enum?: readonly string[];
@@ -88,6 +88,11 @@ export function integer(
     { type: 'integer', ...rest },
     { ...(description && { description }), ...(validations && { validations }) },
   );
+}
+
+/** A JSON number, integral or not (a measured value: an error ratio, a latency). */
+export function number(opts: Common = {}): Schema<number> {
+  return node<number>({ type: 'number' }, opts);
 }
 
 export function boolean(opts: Common = {}): Schema<boolean> {

@@ -39,9 +39,11 @@ export interface SagaMetrics {
   /** A health check ended: what it checked, how, and how long it took. */
   healthCheck(
     check: 'Commit' | 'Rollback',
-    result: 'Healthy' | 'Unhealthy' | 'TimedOut' | 'Regressed',
+    result: 'Healthy' | 'Unhealthy' | 'TimedOut' | 'Regressed' | 'AnalysisFailed',
     seconds: number,
   ): void;
+  /** A metric analysis check measured once, and what it found. */
+  analysisMeasurement(result: 'Passed' | 'Failed' | 'NoData' | 'Error'): void;
 }
 
 export const noSagaMetrics: SagaMetrics = {
@@ -50,6 +52,7 @@ export const noSagaMetrics: SagaMetrics = {
   itemOperation: () => {},
   itemCount: () => {},
   healthCheck: () => {},
+  analysisMeasurement: () => {},
 };
 
 export interface SagaDeps {

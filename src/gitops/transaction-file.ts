@@ -15,6 +15,7 @@ import { type Diagnostic, fieldPath } from '../yaml/diagnostic.ts';
 import { type FieldPath, parseYamlFile } from '../yaml/yaml-file.ts';
 import { checkChangeType, checkContent } from './change-fields.ts';
 import { describeType, FieldReporter, type Fields } from './fields.ts';
+import { checkAnalysis } from './health-analysis.ts';
 import type { LoadedFile } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
 import { dnsLabelProblem, dnsSubdomainProblem, parseDuration } from './names.ts';
@@ -207,7 +208,7 @@ function checkHealth(r: FieldReporter, value: unknown, timeout: string | undefin
   const path = ['spec', 'health'];
   const health = r.mapping(value, path);
   if (!health) return undefined;
-  r.onlyKnownFields(health, ['targets', 'timeout', 'stableFor'], path);
+  r.onlyKnownFields(health, ['targets', 'timeout', 'stableFor', 'analysis'], path);
   let targets: HealthSpec['targets'];
   if (health.targets !== undefined && health.targets !== null) {
     const known = HEALTH_TARGETS as readonly unknown[];
@@ -222,10 +223,12 @@ function checkHealth(r: FieldReporter, value: unknown, timeout: string | undefin
   }
   const healthTimeout = checkDuration(r, health.timeout, [...path, 'timeout'], MAX_HEALTH_TIMEOUT);
   const stableFor = checkStableFor(r, health.stableFor, [...path, 'stableFor'], timeout);
+  const analysis = checkAnalysis(r, health.analysis, [...path, 'analysis'], stableFor);
   return {
     ...(targets !== undefined && { targets }),
     ...(healthTimeout !== undefined && { timeout: healthTimeout }),
     ...(stableFor !== undefined && { stableFor }),
+    ...(analysis !== undefined && { analysis }),
   };
 }
 

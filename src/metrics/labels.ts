@@ -12,8 +12,18 @@ export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[number];
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
 export type HealthCheckKind = (typeof HEALTH_CHECKS)[number];
 /** How a health check ended. */
-export const HEALTH_CHECK_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed'] as const;
+export const HEALTH_CHECK_RESULTS = [
+  'Healthy',
+  'Unhealthy',
+  'TimedOut',
+  'Regressed',
+  'AnalysisFailed',
+] as const;
 export type HealthCheckResult = (typeof HEALTH_CHECK_RESULTS)[number];
+
+/** What one measurement of a metric analysis check found (src/analysis/measurement.ts). */
+export const ANALYSIS_RESULTS = ['Passed', 'Failed', 'NoData', 'Error'] as const;
+export type AnalysisResult = (typeof ANALYSIS_RESULTS)[number];
 
 /** Saga steps on one item (one target resource) of a transaction. */
 export const ITEM_OPERATIONS = ['prepare', 'dryrun', 'commit', 'rollback'] as const;

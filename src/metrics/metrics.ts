@@ -11,6 +11,7 @@ import {
   recordKubeRequest,
 } from './kube-requests.ts';
 import type {
+  AnalysisResult,
   GitPollResult,
   GitPushResult,
   HealthCheckKind,
@@ -124,6 +125,11 @@ export class Metrics {
   /** The health gate's check ended after `seconds`. */
   readonly healthCheck = (check: HealthCheckKind, result: HealthCheckResult, seconds: number): void => {
     this.#transactions.healthCheck.observe({ check, result }, seconds);
+  };
+
+  /** A metric analysis check measured once. */
+  readonly analysisMeasurement = (result: AnalysisResult): void => {
+    this.#transactions.analysisMeasurements.inc({ result });
   };
 
   /** A transaction with `changes` changes started. */

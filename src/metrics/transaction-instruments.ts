@@ -1,5 +1,6 @@
 import { ITEM_COUNT_BUCKETS, TRANSACTION_DURATION_BUCKETS } from './buckets.ts';
 import {
+  ANALYSIS_RESULTS,
   HEALTH_CHECK_RESULTS,
   HEALTH_CHECKS,
   ITEM_OPERATIONS,
@@ -45,6 +46,12 @@ export function transactionInstruments(registry: Registry) {
       buckets: TRANSACTION_DURATION_BUCKETS,
       registers,
     }),
+    analysisMeasurements: new Counter({
+      name: 'janus_analysis_measurements_total',
+      help: 'Measurements of metric analysis checks taken in bake windows, by what they found.',
+      labelNames: ['result'] as const,
+      registers,
+    }),
     pruned: new Counter({
       name: 'janus_transactions_pruned_total',
       help: 'Finished Transactions deleted by the retention policy (their record stays on the results branch).',
@@ -64,6 +71,7 @@ export function transactionInstruments(registry: Registry) {
   for (const check of HEALTH_CHECKS) {
     for (const result of HEALTH_CHECK_RESULTS) instruments.healthCheck.zero({ check, result });
   }
+  for (const result of ANALYSIS_RESULTS) instruments.analysisMeasurements.inc({ result }, 0);
   for (const operation of ITEM_OPERATIONS) {
     for (const result of OPERATION_RESULTS) instruments.itemOperations.inc({ operation, result }, 0);
   }

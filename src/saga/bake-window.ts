@@ -44,7 +44,7 @@ export type WindowVerdict =
   /** Holding: healthy so far, the window (or a check) not over. */
   | { kind: 'baking'; untilMs: number }
   /** Healthy at first, then not: `what` names the object and what it did. */
-  | { kind: 'regressed'; index?: number; what: string };
+  | { kind: 'regressed'; index?: number; what: string; byCheck?: boolean };
 
 /** spec.health.stableFor in milliseconds (0s when unset: commit at the first healthy look). */
 export function stableForMs(txn: Pick<Transaction, 'spec'>): number {
@@ -84,7 +84,7 @@ export function windowVerdict(
   const regressed = regression(looks);
   if (regressed) return { kind: 'regressed', ...regressed };
   const failed = window.checks?.find((c) => c.state === 'Failed');
-  if (failed) return { kind: 'regressed', what: `${failed.name}: ${failed.message}` };
+  if (failed) return { kind: 'regressed', what: `${failed.name}: ${failed.message}`, byCheck: true };
   const untilMs = Date.parse(window.since) + window.stableForMs;
   const pending = window.checks?.some((c) => c.state === 'Pending') ?? false;
   return nowMs >= untilMs && !pending ? { kind: 'stable' } : { kind: 'baking', untilMs };

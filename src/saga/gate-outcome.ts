@@ -50,6 +50,13 @@ const VERDICT: Record<
   regressed: { result: 'Regressed', condition: { status: 'False', reason: 'HealthRegressed' } },
 };
 
+/** A metric analysis check failed in the bake window: the targets were healthy, the numbers not. */
+const ANALYSIS_FAILED = {
+  result: 'AnalysisFailed',
+  condition: { status: 'False', reason: 'AnalysisFailed' },
+} as const;
+const analysisRollback: Cell = { to: 'RollingBack', reason: 'AnalysisFailed', message: (_made, why) => why };
+
 const rollbackUnhealthy: Cell = {
   to: 'Failed',
   reason: 'RollbackUnhealthy',
@@ -93,8 +100,9 @@ function whyOf(verdict: FinishedVerdict, facts: GateFacts): string {
 
 export function gateOutcome(check: HealthCheck, verdict: FinishedVerdict, facts: GateFacts): GateOutcome {
   const why = whyOf(verdict, facts);
-  const { result, condition } = VERDICT[verdict.kind];
-  const cell = OUTCOMES[check][verdict.kind];
+  const byCheck = verdict.kind === 'regressed' && verdict.byCheck === true;
+  const { result, condition } = byCheck ? ANALYSIS_FAILED : VERDICT[verdict.kind];
+  const cell = byCheck && check === 'Commit' ? analysisRollback : OUTCOMES[check][verdict.kind];
   return {
     result,
     why,

@@ -86,7 +86,7 @@ export type GateVerdict =
   /** Healthy, inside the bake window until `untilMs`; `opened`: the window opens at this look. */
   | { kind: 'baking'; untilMs: number; opened: boolean }
   /** Healthy at first, then not, inside the window: `what` names the object and what it did. */
-  | { kind: 'regressed'; what: string; into: string };
+  | { kind: 'regressed'; what: string; into: string; byCheck?: boolean };
 
 /**
  * All Current: healthy, or (with a bake window) the window opens. A Failed one: unhealthy at
@@ -108,7 +108,7 @@ export function gateVerdict(
     if (verdict.kind === 'stable') return { kind: 'healthy', stableFor: length };
     if (verdict.kind === 'regressed') {
       const into = `${windowLength(nowMs - Date.parse(since))} into the ${length} bake window`;
-      return { kind: 'regressed', what: verdict.what, into };
+      return { kind: 'regressed', what: verdict.what, into, ...(verdict.byCheck && { byCheck: true }) };
     }
     if (pastDeadline) {
       return {

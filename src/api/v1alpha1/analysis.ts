@@ -5,7 +5,7 @@
  * check schema is meant for spec.health.analysis's inline checks.
  */
 import { array, type Infer, integer, object, string, withDefault } from '../schema.ts';
-import { DNS_LABEL, DNS_SUBDOMAIN, DURATION_PATTERN } from './transaction.ts';
+import { DNS_LABEL, DNS_SUBDOMAIN, DURATION_PATTERN } from './patterns.ts';
 
 export const TEMPLATE_KIND = 'AnalysisTemplate';
 export const TEMPLATE_PLURAL = 'analysistemplates';

@@ -10,11 +10,14 @@ import {
   freeForm,
   type Infer,
   integer,
+  number,
   object,
   string,
   timestamp,
   withDefault,
 } from '../schema.ts';
+import { analysisRefSchema } from './analysis.ts';
+import { DNS_LABEL, DNS_SUBDOMAIN, DURATION_PATTERN } from './patterns.ts';
 
 export const GROUP = 'tx.janus.io';
 export const VERSION = 'v1alpha1';
@@ -55,10 +58,7 @@ export const PHASES = [
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
-/** Go-style durations as accepted by CEL `duration()` and time.ParseDuration: "90s", "5m", "1h30m". */
-export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
-export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export { DNS_LABEL, DNS_SUBDOMAIN, DURATION_PATTERN } from './patterns.ts';
 
 /**
  * Kinds known to be cluster-scoped, by "<group>/<kind>" (core group: empty). For these the API
@@ -167,6 +167,14 @@ export const MAX_HEALTH_TIMEOUT = '1h';
  */
 export const DEFAULT_HEALTH_STABLE_FOR = '0s';
 export const MAX_HEALTH_STABLE_FOR = '1h';
+/** spec.health.analysis: at most this many items (templates or inline checks). */
+export const MAX_HEALTH_ANALYSIS = 8;
+/** status.health.analysis: at most this many checks in all, once templates are expanded. */
+export const MAX_ANALYSIS_CHECKS = 16;
+/** Each check keeps its last this many measurements in the status (counts cover them all). */
+export const MAX_KEPT_MEASUREMENTS = 10;
+/** A measurement's message in the status: it names the query, the value and the threshold. */
+const MAX_MEASUREMENT_MESSAGE = 512;
 
 const health = object({
   targets: withDefault(
@@ -208,6 +216,12 @@ const health = object({
     }),
     DEFAULT_HEALTH_STABLE_FOR,
   ),
+  analysis: array(analysisRefSchema, {
+    description:
+      "Metric analysis during the bake window: AnalysisTemplates by name (with args) or checks inline. Each check measures every interval from the window's opening; one reaching its failure limit rolls the transaction back, and at the window's end each must pass (an inconclusive one rolls back unless its noData is Pass). Needs stableFor > 0.",
+    maxItems: MAX_HEALTH_ANALYSIS,
+    listType: 'atomic',
+  }),
 });
 
 export const transactionSpecSchema = object(
@@ -275,6 +289,12 @@ export const transactionSpecSchema = object(
         message: 'health.stableFor must be less than timeout: the bake window must fit in the transaction',
         fieldPath: '.health.stableFor',
       },
+      {
+        rule: "!has(self.health) || !has(self.health.analysis) || size(self.health.analysis) == 0 || (has(self.health.stableFor) && duration(self.health.stableFor) > duration('0s'))",
+        message:
+          'health.analysis needs health.stableFor > 0s: the checks are measured during the bake window',
+        fieldPath: '.health.analysis',
+      },
     ],
   },
 );
@@ -283,8 +303,11 @@ export const transactionSpecSchema = object(
 export const HEALTH_STATUSES = ['Current', 'InProgress', 'Failed'] as const;
 /** What the gate is checking: the committed changes, or the state a rollback restored. */
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
-/** Regressed: healthy at first, then not, inside the bake window (health.stableFor). */
-export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed'] as const;
+/**
+ * Regressed: healthy at first, then not, inside the bake window (health.stableFor).
+ * AnalysisFailed: a metric analysis check (health.analysis) failed, or could not be measured, in it.
+ */
+export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed', 'AnalysisFailed'] as const;
 
 /**
  * Bounds on the status's free text (conditions as metav1.Condition). Much of it comes from others
@@ -294,6 +317,39 @@ export const HEALTH_RESULTS = ['Healthy', 'Unhealthy', 'TimedOut', 'Regressed'] 
  */
 const MAX_REASON = 1024;
 const MAX_ITEM_ERROR = 1024;
+
+const MEASUREMENT_PHASES = ['Passed', 'Failed', 'NoData', 'Error'] as const;
+
+/** One measurement of an analysis check, as src/analysis/measurement.ts takes it. */
+const measurement = object(
+  {
+    phase: string({ enum: MEASUREMENT_PHASES }),
+    at: timestamp(),
+    value: number({ description: 'The number the query returned, or the status the URL answered.' }),
+    message: string({ maxLength: MAX_MEASUREMENT_MESSAGE }),
+  },
+  { required: ['phase', 'at', 'message'] },
+);
+
+/** An analysis check's state: what the verdict is computed from after a restart. */
+const analysisCheckStatus = object(
+  {
+    name: string({ maxLength: 63 }),
+    measured: integer({ minimum: 0, description: 'Measurements taken in all.' }),
+    failed: integer({
+      minimum: 0,
+      description: "Measurements that counted as failed in all (by the check's noData policy).",
+    }),
+    lastFailure: measurement,
+    measurements: array(measurement, {
+      description: `The last ${MAX_KEPT_MEASUREMENTS} measurements, oldest first.`,
+      maxItems: MAX_KEPT_MEASUREMENTS,
+      listType: 'atomic',
+    }),
+    nextAt: timestamp({ description: 'When the check measures next.' }),
+  },
+  { required: ['name', 'measured', 'failed'] },
+);
 
 const itemStatus = object({
   target: string({ description: 'The target, as "<apiVersion> <kind> <namespace>/<name>".' }),
@@ -378,6 +434,12 @@ export const transactionStatusSchema = object({
     completedAt: timestamp(),
     result: string({ enum: HEALTH_RESULTS }),
     message: string({ maxLength: 4096 }),
+    analysis: array(analysisCheckStatus, {
+      description:
+        'Each analysis check measured in the bake window, in the order spec.health.analysis lists them.',
+      maxItems: MAX_ANALYSIS_CHECKS,
+      listType: 'atomic',
+    }),
   }),
   conditions: array(condition, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
   source: object({
@@ -397,6 +459,8 @@ export type TransactionSource = NonNullable<TransactionStatus['source']>;
 export type HealthCheckStatus = NonNullable<TransactionStatus['health']>;
 export type ItemHealth = NonNullable<ItemStatus['health']>;
 export type HealthSpec = NonNullable<TransactionSpec['health']>;
+export type AnalysisCheckStatus = NonNullable<HealthCheckStatus['analysis']>[number];
+export type MeasurementStatus = NonNullable<AnalysisCheckStatus['measurements']>[number];
 export type { ObjectMeta };
 
 export interface Transaction {

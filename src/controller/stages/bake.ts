@@ -8,23 +8,11 @@
  * from status.health.stableSince. The requeue is a wake-up, never the truth.
  */
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
-import {
-  progressTickMs,
-  stableForMs,
-  type WindowCheck,
-  windowLength,
-  windowProgress,
-} from '../../saga/bake-window.ts';
+import { progressTickMs, stableForMs, windowLength, windowProgress } from '../../saga/bake-window.ts';
 import type { Assessed, GateVerdict } from '../../saga/health-gate.ts';
 import type { SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import type { Entering, StageResult } from './outcomes.ts';
-
-/**
- * Checks run during the bake window besides the targets' own health. None yet: metric analysis
- * (src/analysis/) will list its results here, and the window's verdict consults them.
- */
-export const WINDOW_CHECKS: readonly WindowCheck[] = [];
 
 type Status = TransactionStatus & { items: ItemStatus[] };
 
@@ -35,6 +23,8 @@ interface Look {
   /** A target was read by GET: no watch will say when it changes. */
   polled: boolean;
   entering: Entering | undefined;
+  /** When the first metric analysis check measures next (ms), if the window has any. */
+  analysisDueMs?: number | undefined;
 }
 
 /** Inside the window: record it (opening, or a new progress tick), and look again at its end. */
@@ -52,11 +42,16 @@ export async function bake(
   if (look.entering || verdict.opened || look.changed || status.health?.message !== progress) {
     await recordBaking(run, { ...status, health: { ...status.health, message: progress } }, look.entering);
   }
-  // Woken at the window's end, at the next progress tick, or at the deadline, whichever is first.
+  // Woken at the window's end, the next progress tick, the next measurement or the deadline.
   const tick = progressTickMs(stableFor);
   const nextTick = since + (Math.floor((now - since) / tick) + 1) * tick;
   const deadline = Date.parse(status.health?.deadline ?? '');
-  const wakeAt = Math.min(verdict.untilMs, nextTick, Number.isNaN(deadline) ? Infinity : deadline);
+  const wakeAt = Math.min(
+    verdict.untilMs,
+    nextTick,
+    look.analysisDueMs ?? Infinity,
+    Number.isNaN(deadline) ? Infinity : deadline,
+  );
   const after = Math.max(0, wakeAt - now) + 10;
   return { requeueAfterMs: look.polled ? Math.min(POLL_MS, after) : after };
 }

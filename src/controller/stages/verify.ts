@@ -36,7 +36,8 @@ import { describeTarget } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
 import { confirmLock } from '../locking.ts';
-import { bake, WINDOW_CHECKS } from './bake.ts';
+import { type Analysed, analyse } from './analysis.ts';
+import { bake } from './bake.ts';
 import { forceRollback } from './forced-rollback.ts';
 import { abort, committedMessage, type Entering, type StageResult } from './outcomes.ts';
 
@@ -69,24 +70,44 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
 
   const { assessed, changed, polled } = await look(run, gated, items, check);
   const now = deps.now();
+  const stableFor = check === 'Commit' ? stableForMs(run.txn) : 0;
+  // Metric analysis runs inside an open window only; its measurements join the status written next.
+  const analysed = await analyseWindow(run, check, base, now, stableFor);
+  const current = analysed.changed && analysed.health ? { ...base, health: analysed.health } : base;
   const window = {
-    stableForMs: check === 'Commit' ? stableForMs(run.txn) : 0,
+    stableForMs: stableFor,
     since: base.health?.stableSince,
     deadline: base.deadline,
-    checks: WINDOW_CHECKS,
+    checks: analysed.checks,
   };
   const verdict = gateVerdict(assessed, now, base.health?.deadline, window);
   if (verdict.kind === 'waiting') {
-    if (entering || changed) await recordProgress(run, { ...base, items }, verdict.pending, entering);
+    if (entering || changed) await recordProgress(run, { ...current, items }, verdict.pending, entering);
     const deadline = Date.parse(base.health?.deadline ?? '');
     const untilDeadline = Number.isNaN(deadline) ? POLL_MS : Math.max(0, deadline - now) + 10;
     return { requeueAfterMs: polled ? Math.min(POLL_MS, untilDeadline) : untilDeadline };
   }
   if (verdict.kind === 'baking') {
-    return bake(run, { ...base, items }, verdict, { assessed, changed, polled, entering });
+    const lookChanged = changed || analysed.changed;
+    const look = { assessed, changed: lookChanged, polled, entering, analysisDueMs: analysed.dueMs };
+    return bake(run, { ...current, items }, verdict, look);
   }
   deps.health.release(run.name);
-  return finish(run, { ...base, items }, check, verdict);
+  return finish(run, { ...current, items }, check, verdict);
+}
+
+/** The bake window's metric analysis: the commit check's alone (a rollback is not analysed). */
+function analyseWindow(
+  run: SagaRun,
+  check: HealthCheck,
+  base: TransactionStatus,
+  now: number,
+  stableFor: number,
+): Promise<Analysed> {
+  if (check !== 'Commit') {
+    return Promise.resolve({ checks: [], health: base.health, changed: false, dueMs: undefined });
+  }
+  return analyse(run, base.health, now, Date.parse(base.health?.stableSince ?? '') + stableFor);
 }
 
 /** Looks at the gated targets, recording each one's health in `items`; `changed`: worth a write. */

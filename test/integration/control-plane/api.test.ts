@@ -233,6 +233,25 @@ describe('the Transaction CRD', () => {
     );
     expect(bakeTooLong.message).toContain('health.stableFor must be at most 1h');
 
+    const inline = { check: { name: 'up', http: { url: 'http://web/healthz' } } };
+    for (const health of [{ analysis: [inline] }, { stableFor: '0s', analysis: [inline] }]) {
+      const analysisWithoutWindow = await rejection(
+        clients.admin.create(txn({ serviceAccountName: 'sa', health, changes: [patchChange('a')] })),
+      );
+      expect(analysisWithoutWindow.message).toContain('spec.health.analysis');
+      expect(analysisWithoutWindow.message).toContain('health.analysis needs health.stableFor > 0s');
+    }
+    const tooManyChecks = await rejection(
+      clients.admin.create(
+        txn({
+          serviceAccountName: 'sa',
+          health: { stableFor: '1m', analysis: Array.from({ length: 9 }, () => inline) },
+          changes: [patchChange('a')],
+        }),
+      ),
+    );
+    expect(tooManyChecks.message).toContain('spec.health.analysis');
+
     const notADuration = await rejection(
       clients.admin.create(txn({ serviceAccountName: 'sa', timeout: 'soon', changes: [patchChange('a')] })),
     );

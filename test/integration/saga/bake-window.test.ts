@@ -6,38 +6,15 @@
  * the window has gone by, and shows it counting down meanwhile.
  */
 import { describe, expect, it } from 'vitest';
-import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
-import { withController } from '../../support/controller-process.ts';
+import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { eventually } from '../../support/eventually.ts';
 import { useClients } from '../../support/kube.ts';
 import { POD_IMAGES } from '../../support/pod-images.ts';
-import { getTxn, testNamespace, transaction, waitForPhase } from '../../support/saga.ts';
-import { availableWith, deployment } from '../../support/workloads.ts';
+import { getTxn, transaction, waitForPhase } from '../../support/saga.ts';
+import { eventMessage, newImage, webShop, withWebController } from '../../support/web-shop.ts';
+import { availableWith } from '../../support/workloads.ts';
 
 const clients = useClients();
-
-const DEPLOYER = [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }];
-
-const newImage = (image: string): Change => ({
-  target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
-  type: 'Patch',
-  content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
-});
-
-/** A Deployment "web" running the good image, both replicas available. */
-async function shop(prefix: string): Promise<string> {
-  const ns = await testNamespace(clients.admin, prefix, { deployer: DEPLOYER });
-  await clients.admin.create(deployment(ns, 'web', POD_IMAGES.ready));
-  await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
-  return ns;
-}
-
-function controller<T>(ns: string, body: () => Promise<T>): Promise<T> {
-  return withController(
-    { kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' },
-    body,
-  );
-}
 
 const ready = (txn: Transaction) => txn.status?.conditions?.find((c) => c.type === 'Ready');
 
@@ -57,8 +34,8 @@ function windowOpen(ns: string, name: string) {
 
 describe('the bake window (health.stableFor)', () => {
   it('rolls back a rollout that is Ready, then crash-loops inside the window, naming the pod', async () => {
-    const ns = await shop('bake-flap');
-    await controller(ns, async () => {
+    const ns = await webShop(clients, 'bake-flap');
+    await withWebController(clients, ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.flapping)], { health: { stableFor: '2m' } }),
       );
@@ -66,14 +43,11 @@ describe('the bake window (health.stableFor)', () => {
       expect(ready(open)?.message).toMatch(/stable for \d+s of 2m; a regression before 2m rolls back/);
 
       const txn = await waitForPhase(clients.admin, ns, 'release-v2', 'RolledBack', 180_000);
-      const events = await clients.admin.list('v1', 'Event', ns);
-      const regressed = events.items.find((e) => (e as { reason?: string }).reason === 'HealthRegressed') as
-        | { message?: string }
-        | undefined;
-      expect(regressed?.message).toMatch(/^regressed \d+s into the 2m bake window: Deployment /);
-      expect(regressed?.message).toContain(`pod ${ns}/web-`);
-      expect(regressed?.message).toContain('container app');
-      expect(regressed?.message).toContain('CrashLoopBackOff');
+      const regressed = await eventMessage(clients, ns, 'HealthRegressed');
+      expect(regressed).toMatch(/^regressed \d+s into the 2m bake window: Deployment /);
+      expect(regressed).toContain(`pod ${ns}/web-`);
+      expect(regressed).toContain('container app');
+      expect(regressed).toContain('CrashLoopBackOff');
       // Rolled back inside the window: the commit check ended before the window's end.
       const opened = Date.parse(open.status?.health?.stableSince ?? '');
       const commitCheck = open.status?.health;
@@ -86,8 +60,8 @@ describe('the bake window (health.stableFor)', () => {
   });
 
   it('the same rollout with stableFor 0s commits at the first healthy look: the setting decides', async () => {
-    const ns = await shop('bake-zero');
-    await controller(ns, async () => {
+    const ns = await webShop(clients, 'bake-zero');
+    await withWebController(clients, ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.flapping)], { health: { stableFor: '0s' } }),
       );
@@ -98,8 +72,8 @@ describe('the bake window (health.stableFor)', () => {
   });
 
   it('commits a healthy rollout once the window has gone by, counting down meanwhile', async () => {
-    const ns = await shop('bake-ok');
-    await controller(ns, async () => {
+    const ns = await webShop(clients, 'bake-ok');
+    await withWebController(clients, ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
           health: { stableFor: '15s' },

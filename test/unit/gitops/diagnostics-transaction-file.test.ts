@@ -140,6 +140,29 @@ describe('diagnostics in transaction.yaml', () => {
     ]);
   });
 
+  it('refuses spec.health.analysis without a bake window to measure it in', async () => {
+    const analysis = '    analysis:\n      - templateRef: {name: error-rate}\n';
+    for (const window of ['', '    stableFor: 0s\n']) {
+      const diagnostics = await diagnose({
+        'transaction.yaml': `${header()}  health:\n${window}${analysis}`,
+        '10-a.delete.yaml': configMap,
+      });
+      expect(diagnostics.map((d) => [d.field, d.message])).toEqual([
+        [
+          'spec.health.analysis',
+          'needs spec.health.stableFor > 0s: the checks are measured during the bake window',
+        ],
+      ]);
+    }
+    const both = await diagnose({
+      'transaction.yaml': `${header()}  health:\n    stableFor: 1m\n    analysis:\n      - {templateRef: {name: a}, check: {name: b}}\n`,
+      '10-a.delete.yaml': configMap,
+    });
+    expect(both.map((d) => [d.field, d.message])).toEqual([
+      ['spec.health.analysis.0', 'an analysis item has exactly one of templateRef or check'],
+    ]);
+  });
+
   it('reserves tx.janus.io/ annotations', async () => {
     const diagnostics = await diagnose({
       'transaction.yaml': header('deploy-v2', '  annotations:\n    tx.janus.io/source-path: forged\n'),

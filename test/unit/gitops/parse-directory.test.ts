@@ -46,6 +46,23 @@ describe('parseTransactionDirectory: a valid directory', () => {
     }
   });
 
+  it('carries spec.health.analysis with its bake window', async () => {
+    const result = await parse({
+      'transaction.yaml': `${header()}  health:\n    stableFor: 5m\n    analysis:\n      - templateRef: {name: error-rate, namespace: platform}\n        args: [{name: service, value: web}]\n`,
+      '10-web.patch.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n',
+    });
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.transaction.spec.health?.analysis).toEqual([
+        {
+          templateRef: { name: 'error-rate', namespace: 'platform' },
+          args: [{ name: 'service', value: 'web' }],
+        },
+      ]);
+    }
+  });
+
   it('orders inline changes first, then change files lexicographically, documents in file order', async () => {
     const result = await parse({
       'transaction.yaml': `${header()}  lockTimeout: 2m

@@ -12,6 +12,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_lock_operations_total', 'counter', ['operation', 'result']],
   ['janus_transaction_item_count', 'histogram', []],
   ['janus_health_check_duration_seconds', 'histogram', ['check', 'result']],
+  ['janus_analysis_measurements_total', 'counter', ['result']],
   ['janus_transactions_pruned_total', 'counter', []],
   ['janus_git_polls_total', 'counter', ['result']],
   ['janus_git_poll_duration_seconds', 'histogram', []],

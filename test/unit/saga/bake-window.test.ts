@@ -121,6 +121,7 @@ describe('windowVerdict: the checks run during the window (the seam for metric a
     const checks = [{ name: 'error-rate', state: 'Failed' as const, message: 'value 0.12 over 0.05' }];
     expect(windowVerdict([look(healthy)], { stableForMs: 30 * S, since, checks }, NOW)).toEqual({
       kind: 'regressed',
+      byCheck: true,
       what: 'error-rate: value 0.12 over 0.05',
     });
   });

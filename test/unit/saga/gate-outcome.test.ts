@@ -130,4 +130,23 @@ describe('gateOutcome: the 2×4 matrix of a finished health check', () => {
       `${why} (after 42s)`,
     );
   });
+
+  it('a failed analysis check rolls back as AnalysisFailed, in the result and the reasons', () => {
+    const what =
+      'analysis: check "error-ratio" failed: query "errors" returned 0.3, and the check fails when result > 0.05';
+    const verdict: FinishedVerdict = {
+      kind: 'regressed',
+      what,
+      into: '4s into the 2m bake window',
+      byCheck: true,
+    };
+    const outcome = gateOutcome('Commit', verdict, facts(COMMITTED));
+    expect(outcome).toMatchObject({
+      result: 'AnalysisFailed',
+      healthy: { status: 'False', reason: 'AnalysisFailed' },
+      to: 'RollingBack',
+      reason: 'AnalysisFailed',
+      why: `regressed 4s into the 2m bake window: ${what}`,
+    });
+  });
 });

@@ -1,0 +1,82 @@
+/**
+ * Metric analysis in the bake window, the side-effecting part: resolves the checks (templates
+ * read with the controller's own rights: they hold no secret), measures each one that is due
+ * (credentials read as the Transaction's ServiceAccount), and keeps the measurements in
+ * status.health.analysis. What they mean is src/saga/analysis-window.ts's.
+ *
+ * Crash safety: the verdict comes from the persisted measurements only. The caller writes the
+ * status this returns before acting on it; a crash before that write loses the measurements
+ * taken, which are simply taken again at the next look (a check is due until one is recorded).
+ */
+import { AnalysisTemplateError, measure, resolveChecks } from '../../analysis/index.ts';
+import type { AnalysisCheck, HealthCheckStatus } from '../../api/v1alpha1/index.ts';
+import {
+  analysisProblem,
+  isDue,
+  nextDueMs,
+  recordMeasurement,
+  statesOf,
+  windowCheckOf,
+} from '../../saga/analysis-window.ts';
+import type { WindowCheck } from '../../saga/bake-window.ts';
+import type { SagaRun } from '../context.ts';
+
+export interface Analysed {
+  /** What each check tells the window. */
+  checks: WindowCheck[];
+  /** status.health with the new measurements. */
+  health: HealthCheckStatus | undefined;
+  /** A measurement was taken: the status must be written. */
+  changed: boolean;
+  /** When the first check measures next (ms). */
+  dueMs: number | undefined;
+}
+
+/** Measures the due checks of an open window ending at `windowEndMs`, as they stand at `now`. */
+export async function analyse(
+  run: SagaRun,
+  health: HealthCheckStatus | undefined,
+  now: number,
+  windowEndMs: number,
+): Promise<Analysed> {
+  const refs = run.txn.spec.health?.analysis ?? [];
+  if (refs.length === 0) return { checks: [], health, changed: false, dueMs: undefined };
+  // The window opens at this look, if at all: the checks measure first at the next one, at once.
+  if (!health?.stableSince) return { checks: [], health, changed: false, dueMs: now };
+  const namespace = run.txn.metadata.namespace ?? '';
+  const checks: AnalysisCheck[] = [];
+  try {
+    for (const ref of refs) checks.push(...(await resolveChecks(ref, namespace, run.deps.objects)));
+  } catch (e) {
+    if (!(e instanceof AnalysisTemplateError)) throw e;
+    return { checks: [definitionFailed(e.message)], health, changed: false, dueMs: undefined };
+  }
+  const problem = analysisProblem(checks);
+  if (problem) return { checks: [definitionFailed(problem)], health, changed: false, dueMs: undefined };
+
+  const states = statesOf(checks, health.analysis);
+  let changed = states.length !== (health.analysis?.length ?? 0);
+  const objects = run.asServiceAccount();
+  await Promise.all(
+    checks.map(async (check, i) => {
+      const state = states[i];
+      if (!state || !isDue(state, now)) return;
+      const m = await measure(check, { namespace, objects, now: () => new Date(run.deps.now()) });
+      run.deps.metrics.analysisMeasurement(m.phase);
+      states[i] = recordMeasurement(check, state, m, run.deps.now());
+      changed = true;
+    }),
+  );
+  const atEnd = now >= windowEndMs;
+  return {
+    checks: checks.map((check, i) =>
+      windowCheckOf(check, states[i] ?? { name: check.name, measured: 0, failed: 0 }, atEnd),
+    ),
+    health: { ...health, analysis: states },
+    changed,
+    dueMs: nextDueMs(states),
+  };
+}
+
+/** The analysis cannot run as declared (a template missing, a bad argument): the window fails. */
+const definitionFailed = (message: string): WindowCheck => ({ name: 'analysis', state: 'Failed', message });
