@@ -1,0 +1,75 @@
+/**
+ * The CustomResourceDefinition around one of Janus's kinds: the envelope both CRDs share (group,
+ * labels, names, the `janus` category, one served and stored version), so the two can differ only
+ * in what is theirs — schema, validations, printer columns, subresources.
+ */
+import type { OpenApiSchema } from '../schema.ts';
+import { CATEGORIES, GROUP, VERSION } from './transaction.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'date' | 'integer' | 'number' | 'boolean';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+export interface JanusKind {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames?: readonly string[];
+  description: string;
+  spec: OpenApiSchema;
+  /** With a status: the status subresource is enabled. */
+  status?: OpenApiSchema;
+  validations?: readonly { rule: string; message: string }[];
+  columns: readonly PrinterColumn[];
+}
+
+export function janusCrd(k: JanusKind) {
+  const openAPIV3Schema: OpenApiSchema = {
+    type: 'object',
+    description: k.description,
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec: k.spec,
+      ...(k.status && { status: k.status }),
+    },
+    required: ['spec'],
+    ...(k.validations && { 'x-kubernetes-validations': [...k.validations] }),
+  };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: {
+      name: `${k.plural}.${GROUP}`,
+      labels: { 'app.kubernetes.io/name': 'janus', 'app.kubernetes.io/part-of': 'janus' },
+    },
+    spec: {
+      group: GROUP,
+      scope: 'Namespaced',
+      names: {
+        kind: k.kind,
+        listKind: `${k.kind}List`,
+        plural: k.plural,
+        singular: k.singular,
+        ...(k.shortNames && { shortNames: [...k.shortNames] }),
+        // `kubectl get janus` lists every Janus resource, as `kubectl get flux`… would.
+        categories: [...CATEGORIES],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          ...(k.status && { subresources: { status: {} } }),
+          additionalPrinterColumns: [...k.columns],
+          schema: { openAPIV3Schema },
+        },
+      ],
+    },
+  };
+}
