@@ -9,7 +9,8 @@
  *   the controller recreates them from the restored template. The same deletion finishes the
  *   rollback with a partition or OnDelete (a missing pod is created at the update revision, which
  *   is then the restored one). Only pods the set controls, of the revision the change rolled out
- *   (not the restored one), and not Ready are deleted. A stuck pod of a revision it cannot call
+ *   (not the restored one), and not Ready are deleted, unless the controller replaces them itself
+ *   (Parallel with RollingUpdate, at or above the partition). A stuck pod of a revision it cannot call
  *   its own is never deleted; if the controller will not replace it, a human is told at once.
  * - DaemonSet with updateStrategy OnDelete: its controller never replaces a pod, so a stuck pod of
  *   another template stays stuck; the check fails at once, naming the pods a human must delete.
@@ -61,13 +62,28 @@ function statefulSetStep(
   if (!restored || restored === badRevision) return NONE;
   const stuck = controlledBy(sts, pods)
     .filter((p) => badRevision && p.metadata.labels?.['controller-revision-hash'] === badRevision)
-    .filter((p) => !p.metadata.deletionTimestamp)
+    .filter((p) => !p.metadata.deletionTimestamp && !replacesItself(sts, p))
     .flatMap((pod) => {
       const health = assessPod(pod);
       return health.status === 'Current' ? [] : [{ pod, why: health.reason }];
     });
   if (badRevision && stuck.length > 0) return { kind: 'delete', revision: badRevision, pods: stuck };
   return unknownRevisionStuck(sts, pods, [restored, badRevision]);
+}
+
+/**
+ * With podManagementPolicy Parallel and a RollingUpdate, the set's controller deletes a pod of
+ * another revision at or above the partition by itself, stuck or not (it waits for no pod first):
+ * Janus deletes nothing, and needs no right to. (With the MaxUnavailableStatefulSet feature gate,
+ * off by default, it waits for unavailable pods as OrderedReady does; the check then times out
+ * naming the pod.)
+ */
+function replacesItself(sts: KubeObject, pod: KubeObject): boolean {
+  if (stringAt(sts, 'spec', 'podManagementPolicy') !== 'Parallel') return false;
+  if (stringAt(sts, 'spec', 'updateStrategy', 'type') === 'OnDelete') return false;
+  const ordinal = Number(/-(\d+)$/.exec(pod.metadata.name)?.[1] ?? Number.NaN);
+  const partition = numberAt(sts, 'spec', 'updateStrategy', 'rollingUpdate', 'partition') ?? 0;
+  return Number.isInteger(ordinal) && ordinal >= partition;
 }
 
 /**

@@ -140,6 +140,25 @@ describe('forced rollback of a StatefulSet', () => {
     }
   });
 
+  it('leaves a Parallel set’s pods to its controller, which replaces them itself at or above the partition', () => {
+    const parallel = (strategy: object) => {
+      const set = sts({ strategy });
+      (set.spec as Record<string, unknown>).podManagementPolicy = 'Parallel';
+      return set;
+    };
+    expect(forcedRollback(parallel({ type: 'RollingUpdate' }), [good0, bad2], 'db-bad')).toEqual({
+      kind: 'none',
+    });
+    const partitioned = parallel({ type: 'RollingUpdate', rollingUpdate: { partition: 2 } });
+    expect(forcedRollback(partitioned, [good0, bad2], 'db-bad')).toEqual({ kind: 'none' });
+    // Below the partition, or with OnDelete, it never would.
+    const above = parallel({ type: 'RollingUpdate', rollingUpdate: { partition: 3 } });
+    expect(names(forcedRollback(above, [good0, bad2], 'db-bad'))).toEqual(['db-2 CrashLoopBackOff']);
+    expect(names(forcedRollback(parallel({ type: 'OnDelete' }), [good0, bad2], 'db-bad'))).toEqual([
+      'db-2 CrashLoopBackOff',
+    ]);
+  });
+
   it('says what a human must do when the ServiceAccount may not delete pods', () => {
     const step = forcedRollback(sts(), [good0, bad2], 'db-bad');
     if (step.kind !== 'delete') throw new Error(step.kind);
