@@ -1,5 +1,5 @@
 /** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
-import type { Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import type { AnalysisCheckStatus, Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
 import { changeOutcome } from '../results/index.ts';
 import { bakeCountdown } from '../saga/bake-window.ts';
 import { printable } from '../text/printable.ts';
@@ -103,6 +103,25 @@ function healthLine(txn: Transaction, nowMs: number): string | undefined {
   return `${h.check}: ${h.result} after ${seconds}s`;
 }
 
+/**
+ * One analysis check: "error-rate  4  1  Failed 0.31 (12s ago): …  in 8s". The last measurement
+ * with its message, since that is what tells why a check fails or cannot measure.
+ */
+function analysisRow(check: AnalysisCheckStatus, nowMs: number): string[] {
+  const last = check.measurements?.at(-1);
+  const lastText = last
+    ? `${last.phase}${last.value === undefined ? '' : ` ${last.value}`} (${ageOf(last.at, nowMs)} ago)${last.phase === 'Passed' ? '' : `: ${last.message}`}`
+    : '';
+  const next = check.nextAt ? Date.parse(check.nextAt) - nowMs : Number.NaN;
+  return [
+    check.name,
+    String(check.measured),
+    String(check.failed),
+    truncate(lastText, 100),
+    Number.isFinite(next) ? (next > 0 ? `in ${Math.ceil(next / 1000)}s` : 'due') : '',
+  ];
+}
+
 /** What the reader can do next, given the phase. */
 export function nextStepHint(txn: Transaction): string | undefined {
   const ref = `${txn.metadata.name} -n ${txn.metadata.namespace}`;
@@ -158,6 +177,18 @@ export function renderTransactionDetail(
     'Changes:',
     indent(renderTable(['#', 'TYPE', 'TARGET', 'OUTCOME', 'HEALTH', 'DETAIL'], changeRows(txn))),
   ];
+  const analysis = status.health?.analysis ?? [];
+  if (analysis.length > 0) {
+    lines.push(
+      `Analysis (${status.health?.check ?? 'Commit'}):`,
+      indent(
+        renderTable(
+          ['CHECK', 'MEASURED', 'FAILED', 'LAST', 'NEXT'],
+          analysis.map((a) => analysisRow(a, nowMs)),
+        ),
+      ),
+    );
+  }
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) {
     lines.push(

@@ -133,3 +133,39 @@ describe('the bake window counting down', () => {
     expect(transactionRow(done, NOW)[5]).toBe('Baking');
   });
 });
+
+describe('the analysis of the bake window', () => {
+  const analysed = (): Parameters<typeof renderTransactionDetail>[0] => {
+    const t = txn({ phase: 'Verifying', items: [item(0, { committed: true })] });
+    const health = {
+      check: 'Commit' as const,
+      startedAt: ago(40),
+      stableSince: ago(30),
+      analysis: [
+        {
+          name: 'error-rate',
+          measured: 3,
+          failed: 1,
+          measurements: [
+            { phase: 'Passed' as const, at: ago(20), value: 0.01, message: 'error-rate: 0.01' },
+            { phase: 'Failed' as const, at: ago(10), value: 0.31, message: 'error-rate: 0.31 > 0.05' },
+          ],
+          nextAt: ago(-8),
+        },
+        { name: 'smoke', measured: 0, failed: 0 },
+      ],
+    };
+    return { ...t, status: { ...t.status, health } };
+  };
+
+  it('shows each check: how often measured and failed, the last measurement and why, and when it measures next', () => {
+    const out = renderTransactionDetail(analysed(), [], NOW);
+    expect(out).toContain('Analysis (Commit):');
+    expect(out).toMatch(/error-rate\s+3\s+1\s+Failed 0\.31 \(10s ago\): error-rate: 0\.31 > 0\.05\s+in 8s/);
+    expect(out).toMatch(/smoke\s+0\s+0\s*\n/);
+  });
+
+  it('shows nothing of analysis for a transaction without it', () => {
+    expect(renderTransactionDetail(committed, [], NOW)).not.toContain('Analysis');
+  });
+});
