@@ -5,7 +5,11 @@
  * - a key is never handled by two workers at once: adding a key that is being handled marks it
  *   dirty, and it runs once more after the current run;
  * - `addAfter` keeps only the earliest pending timer per key;
- * - `addRateLimited` backs off per key until `forget` (which success does, as controller-runtime).
+ * - `addRateLimited` backs off per key until `forget` (which success does, as controller-runtime);
+ * - with `groupOf`, a free worker takes the oldest key of the next group in turn (round robin
+ *   over the groups that have keys waiting, FIFO within one): a group that adds a thousand keys
+ *   delays another's by at most one handling per group, not a thousand. The controller groups by
+ *   namespace, so one tenant's busy afternoon is that tenant's.
  */
 import PQueue from 'p-queue';
 import { type Logger, silentLogger } from '../log/index.ts';
@@ -42,6 +46,8 @@ export interface WorkQueueOptions {
   metrics?: WorkQueueMetrics | undefined;
   logger?: Logger | undefined;
   random?: Random | undefined;
+  /** The fairness group of a key (e.g. its namespace). Default: one group, FIFO. */
+  groupOf?: ((key: string) => string) | undefined;
 }
 
 export const DEFAULT_RETRY_BACKOFF: BackoffPolicy = { baseMs: 100, capMs: 5 * 60_000, jitter: 0.1 };
@@ -54,6 +60,9 @@ export class WorkQueue {
   readonly #logger: Logger;
   /** Keys waiting for a worker, with the time they were added. */
   readonly #waiting = new Map<string, number>();
+  /** The same keys by group, each FIFO; the groups in the order they take turns. */
+  readonly #turns = new Map<string, Set<string>>();
+  readonly #groupOf: (key: string) => string;
   readonly #processing = new Set<string>();
   /** Keys added while being processed, with the time they were added. */
   readonly #dirty = new Map<string, number>();
@@ -63,6 +72,7 @@ export class WorkQueue {
 
   constructor(opts: WorkQueueOptions) {
     this.#handler = opts.handler;
+    this.#groupOf = opts.groupOf ?? (() => '');
     this.#workers = new PQueue({ concurrency: opts.concurrency ?? 1 });
     this.#backoff = new KeyedBackoff(opts.retryBackoff ?? DEFAULT_RETRY_BACKOFF, opts.random);
     this.#logger = opts.logger ?? silentLogger();
@@ -133,6 +143,7 @@ export class WorkQueue {
     for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#waiting.clear();
+    this.#turns.clear();
     this.#dirty.clear();
     this.#metrics.depth?.(0);
     let timeout: NodeJS.Timeout | undefined;
@@ -150,15 +161,34 @@ export class WorkQueue {
 
   #enqueue(key: string, addedAt: number): void {
     this.#waiting.set(key, addedAt);
+    const group = this.#groupOf(key);
+    const keys = this.#turns.get(group);
+    if (keys) keys.add(key);
+    else this.#turns.set(group, new Set([key]));
     this.#metrics.depth?.(this.#waiting.size);
+    // One task per waiting key; each takes whichever key is next in turn, not necessarily this one.
     this.#workers
-      .add(() => this.#process(key))
+      .add(() => this.#processNext())
       .catch((e: unknown) => this.#logger.error({ err: e, key }, 'work queue task failed'));
   }
 
-  async #process(key: string): Promise<void> {
-    const addedAt = this.#waiting.get(key);
-    if (this.#shuttingDown || addedAt === undefined) return;
+  /** The oldest key of the group whose turn it is; that group then goes to the back. */
+  #takeNext(): string | undefined {
+    for (const [group, keys] of this.#turns) {
+      this.#turns.delete(group);
+      const [key] = keys;
+      if (key === undefined) continue;
+      keys.delete(key);
+      if (keys.size > 0) this.#turns.set(group, keys);
+      return key;
+    }
+    return undefined;
+  }
+
+  async #processNext(): Promise<void> {
+    const key = this.#shuttingDown ? undefined : this.#takeNext();
+    const addedAt = key === undefined ? undefined : this.#waiting.get(key);
+    if (key === undefined || addedAt === undefined) return;
     this.#waiting.delete(key);
     this.#metrics.depth?.(this.#waiting.size);
     this.#processing.add(key);

@@ -101,6 +101,52 @@ describe('WorkQueue', () => {
     expect(h.maxSameKey()).toBe(1);
   });
 
+  it('with groupOf, groups take turns: a group that added many keys does not go first with all of them', async () => {
+    const h = heldHandler();
+    const q = new WorkQueue({ handler: h.handler, groupOf: (key) => key.slice(0, key.indexOf('/')) });
+
+    q.add('busy/t0');
+    await eventually(() => expect(h.running()).toEqual(['busy/t0']), poll);
+    // While the only worker is busy: many keys of busy, then one of quiet and two of other.
+    for (let i = 1; i < 5; i++) q.add(`busy/t${i}`);
+    q.add('quiet/t0');
+    q.add('other/t0');
+    q.add('other/t1');
+    for (let done = 1; done < 8; done++) {
+      h.release(h.running()[0] ?? '');
+      await eventually(() => expect(h.started).toHaveLength(done + 1), poll);
+    }
+    h.release(h.running()[0] ?? '');
+
+    expect(await q.shutdown()).toBe(true);
+    // In turns, FIFO within a group: quiet's one key waits for one of busy's, not for four.
+    expect(h.started).toEqual([
+      'busy/t0',
+      'busy/t1',
+      'quiet/t0',
+      'other/t0',
+      'busy/t2',
+      'other/t1',
+      'busy/t3',
+      'busy/t4',
+    ]);
+  });
+
+  it('without groupOf, first in, first out', async () => {
+    const h = heldHandler();
+    const q = new WorkQueue({ handler: h.handler });
+    q.add('busy/t0');
+    await eventually(() => expect(h.running()).toEqual(['busy/t0']), poll);
+    for (const key of ['busy/t1', 'busy/t2', 'quiet/t0']) q.add(key);
+    for (let done = 1; done < 4; done++) {
+      h.release(h.running()[0] ?? '');
+      await eventually(() => expect(h.started).toHaveLength(done + 1), poll);
+    }
+    h.release(h.running()[0] ?? '');
+    expect(await q.shutdown()).toBe(true);
+    expect(h.started).toEqual(['busy/t0', 'busy/t1', 'busy/t2', 'quiet/t0']);
+  });
+
   it('retries a failing key with growing backoff and forgets it on success', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const calls: number[] = [];
