@@ -18,6 +18,8 @@ export interface Scenario {
   phase: Phase;
   /** The observable state of every target, compared across runs. */
   observe(namespace: string): Promise<unknown>;
+  /** Flags for every controller the scenario starts (after --no-leader-elect). */
+  controllerArgs?: string[];
 }
 
 export interface Outcome {
@@ -65,9 +67,11 @@ export async function run(
 ): Promise<Outcome> {
   await scenario.setup(namespace);
   const txn = scenario.transaction(namespace);
+  const extraArgs = ['--no-leader-elect', ...(scenario.controllerArgs ?? [])];
   let controller = await startController({
     kubeconfig,
     namespace,
+    extraArgs,
     ...(crashAfter !== undefined && { env: { JANUS_TEST_EXIT_AFTER_REQUESTS: String(crashAfter) } }),
   });
   await admin.create(txn);
@@ -85,7 +89,7 @@ export async function run(
         : exit;
     if (died === 'SIGKILL') {
       crashed = true;
-      controller = await startController({ kubeconfig, namespace });
+      controller = await startController({ kubeconfig, namespace, extraArgs });
     }
   }
   const final = await settled(admin, namespace, txn.metadata.name, scenario.phase);
