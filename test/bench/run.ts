@@ -17,6 +17,7 @@ import { footprint } from './footprint.ts';
 import { gitLatency } from './git-latency.ts';
 import { gitPoll } from './git-poll.ts';
 import { startBench } from './harness.ts';
+import { healthAnalysis } from './health-analysis.ts';
 import { healthGate } from './health-gate.ts';
 import { isolation } from './isolation.ts';
 import { latency } from './latency.ts';
@@ -52,6 +53,7 @@ try {
   if (selected.includes('side-by-side'))
     results['Side by side with the Go operator'] = outcomeFigures('Janus', await sideBySideJanus(bench));
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
+  if (selected.includes('health')) results['Bake window and analysis'] = await healthAnalysis(bench, 3);
   if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('git'))
