@@ -47,9 +47,11 @@ and says how to build one when there is none):
      and is rolled back;
   5. commits release 3 (examples/release-3), whose pods never become ready: the health gate
      rolls it back by itself while release 2 keeps serving;
-  6. commits a ROLLBACK file for deploy-v2, which Janus rolls back;
-  7. prints the results branch (git log janus/results) and a result file;
-  8. stops every process and deletes every temporary folder — also on Ctrl-C.
+  6. commits release 4 (examples/release-4), whose pods become ready but whose checkout fails:
+     a smoke test in the bake window (played by the demo on a loopback port) rolls it back;
+  7. commits a ROLLBACK file for deploy-v2, which Janus rolls back;
+  8. prints the results branch (git log janus/results) and a result file;
+  9. stops every process and deletes every temporary folder — also on Ctrl-C.
 
 With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed), creates the
 namespace shop there and deletes it at the end; the CRD and RBAC stay installed.

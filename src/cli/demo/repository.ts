@@ -3,7 +3,7 @@
  * seeded from examples/, then a second commit. Janus reads and writes it in place.
  */
 import { execFile } from 'node:child_process';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -50,6 +50,22 @@ export class DemoRepository {
   /** Copies examples/release-3 over the working tree and commits it; returns the commit subject. */
   async commitRelease3(examples: string): Promise<string> {
     return this.#commitFrom(join(examples, 'release-3'), 'Release 3 of the web front end');
+  }
+
+  /**
+   * Copies examples/release-4 over the working tree with its smoke test's address replaced by
+   * `smokeUrl` (the demo's stand-in), and commits it; returns the commit subject.
+   */
+  async commitRelease4(examples: string, exampleUrl: string, smokeUrl: string): Promise<string> {
+    await cp(join(examples, 'release-4'), this.path, { recursive: true });
+    const file = join(this.path, 'transactions/deploy-v4/transaction.yaml');
+    const text = await readFile(file, 'utf8');
+    if (!text.includes(exampleUrl)) throw new Error(`${file} no longer names ${exampleUrl}`);
+    await writeFile(file, text.replaceAll(exampleUrl, smokeUrl));
+    await this.git('add', '--all');
+    const subject = 'Release 4 of the web front end: the new checkout';
+    await this.git('commit', '--quiet', '-m', subject);
+    return subject;
   }
 
   /** Copies examples/follow-up over the working tree and commits it; returns the commit subject. */

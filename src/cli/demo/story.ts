@@ -30,6 +30,7 @@ import { PhaseFollower, phaseIs } from './phases.ts';
 import type { Narrator } from './progress.ts';
 import { DemoRepository } from './repository.ts';
 import { describeRollout } from './rollout.ts';
+import { EXAMPLE_SMOKE_URL, type SmokeTest, startSmokeTest } from './smoke-test.ts';
 
 const NAMESPACE = 'shop';
 /** What examples/transactions run as (examples/setup/10-deployer.yaml). */
@@ -47,7 +48,7 @@ export interface StoryOptions {
   beforeCleanup: (info: { workDir: string; repo: string; adminKubeconfig: string }) => Promise<void>;
 }
 
-export const stepCount = (local: boolean) => (local ? 8 : 6);
+export const stepCount = (local: boolean) => (local ? 9 : 7);
 
 export async function tellStory(opts: StoryOptions): Promise<void> {
   const { narrator, cleanup, signal } = opts;
@@ -56,13 +57,16 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
   const { cluster, admin } = await setUpCluster(opts, workDir);
   signal.throwIfAborted();
   const repo = await createRepository(narrator, workDir);
-  const job = await startJob(cluster, repo, workDir, narrator, cleanup);
+  const smoke = await startSmokeTest(admin);
+  cleanup.add('Stopping the smoke test', () => smoke.close());
+  const job = await startJob(cluster, repo, workDir, narrator, cleanup, smoke);
   const waiting = () => AbortSignal.any([signal, job.exitSignal, AbortSignal.timeout(opts.waitMs)]);
   const phases = new PhaseFollower(admin, NAMESPACE, narrator, AbortSignal.any([signal, job.exitSignal]));
   try {
     await explainFailure(job, async () => {
       await firstMerge(phases, admin, narrator, waiting);
       await unhealthyRelease(repo, phases, admin, narrator, waiting);
+      await brokenCheckout(repo, smoke, phases, admin, narrator, waiting);
       await rollbackRequest(repo, phases, admin, narrator, waiting);
       await showResults(repo, narrator, waiting());
     });
@@ -157,6 +161,37 @@ async function unhealthyRelease(
   await showShop(admin, narrator, 'The shop now:');
 }
 
+/**
+ * Release 4 becomes ready, but its checkout fails: the smoke test in the bake window catches what
+ * readiness cannot, and Janus rolls it back.
+ */
+async function brokenCheckout(
+  repo: DemoRepository,
+  smoke: SmokeTest,
+  phases: PhaseFollower,
+  admin: Objects,
+  narrator: Narrator,
+  waiting: () => AbortSignal,
+) {
+  narrator.step(
+    'Release 4 switches the new checkout on (a new commit): its pods become ready, but the checkout fails.',
+  );
+  narrator.detail(`git commit -m "${await repo.commitRelease4(EXAMPLES, EXAMPLE_SMOKE_URL, smoke.url)}"`);
+  narrator.detail(
+    '  health: stableFor 1m, and a smoke test of the checkout every 2s inside that window (examples/release-4)',
+  );
+  narrator.detail(`  (the demo plays the smoke-test service on ${smoke.url})`);
+  const ended = (t: readonly Transaction[]) =>
+    phaseIs(t, 'deploy-v4', 'RolledBack') || phaseIs(t, 'deploy-v4', 'Failed');
+  await phases.until(ended, waiting());
+  narrator.detail('');
+  narrator.detail(
+    'The rollout was healthy (every pod ready), so a gate on readiness alone would have committed',
+  );
+  narrator.detail('it. In the bake window the smoke test failed, so Janus rolled release 4 back by itself.');
+  await showShop(admin, narrator, 'The shop now:');
+}
+
 /** A second commit adds a ROLLBACK file: the committed release is undone. */
 async function rollbackRequest(
   repo: DemoRepository,
@@ -197,6 +232,7 @@ async function startJob(
   workDir: string,
   narrator: Narrator,
   cleanup: Cleanup,
+  smoke: SmokeTest,
 ): Promise<MainJob> {
   const cacheDir = join(workDir, 'cache');
   await mkdir(cacheDir);
@@ -237,6 +273,7 @@ async function waitForResults(repo: DemoRepository, signal: AbortSignal): Promis
   const wanted = [
     `${NAMESPACE}/deploy-v2: RolledBack`,
     `${NAMESPACE}/deploy-v3: RolledBack`,
+    `${NAMESPACE}/deploy-v4: RolledBack`,
     `${NAMESPACE}/expose-checkout: RolledBack`,
   ];
   for (;;) {

@@ -40,7 +40,7 @@ describe('janus demo', () => {
   it('tells the whole story: a commit, a rollback at commit, a ROLLBACK request, the results log', async () => {
     const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
     const out = result.stderr;
-    expect(out, out).toContain('[1/6] Installing Janus');
+    expect(out, out).toContain('[1/7] Installing Janus');
     expect(out).toMatch(/shop\/deploy-v2\s+Committed\s+— 3\/3 changes committed.*target\(s\) healthy after/);
     expect(out).toMatch(
       /shop\/expose-checkout\s+RollingBack — change 2 .*provided port is already allocated/,
@@ -50,7 +50,7 @@ describe('janus demo', () => {
       /The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0/,
     );
     // Release 3 never becomes ready: rolled back by the health gate, release 2 serving throughout.
-    expect(out).toMatch(/\[4\/6\] Release 3 goes out/);
+    expect(out).toMatch(/\[4\/7\] Release 3 goes out/);
     expect(out).toMatch(/shop\/deploy-v3\s+Verifying/);
     expect(out).toMatch(
       /while Janus waits for it to be healthy: web pods: 2 ready, image podinfo:6\.7\.0; 1 not ready, image podinfo:6\.7\.1/,
@@ -62,13 +62,22 @@ describe('janus demo', () => {
     expect(out).toMatch(
       /Release 2 served throughout\.\n\s+The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0 \(2\/2 replicas ready\)/,
     );
-    expect(out).toMatch(/\[5\/6\] Release 2 misbehaves[\s\S]*shop\/deploy-v2\s+RolledBack/);
+    // Release 4 is ready but its checkout fails: the smoke test in the bake window rolls it back.
+    expect(out).toMatch(/\[5\/7\] Release 4 switches the new checkout on/);
+    expect(out).toMatch(/shop\/deploy-v4\s+Verifying/);
+    expect(out).toMatch(/shop\/deploy-v4\s+RollingBack\s+— .*check "checkout-smoke" failed: .*answered 503/);
+    expect(out).toMatch(/shop\/deploy-v4\s+RolledBack/);
+    expect(out).toMatch(
+      /rolled release 4 back by itself\.\n\s+The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0 \(2\/2 replicas ready\)/,
+    );
+    expect(out).toMatch(/\[6\/7\] Release 2 misbehaves[\s\S]*shop\/deploy-v2\s+RolledBack/);
     expect(out).toMatch(
       /back where it started:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.6\.0/,
     );
     // The results branch, newest first.
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: RolledBack \(3\/3 changes rolled back\)$/m);
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/expose-checkout: RolledBack/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v4: RolledBack \(1\/1 changes rolled back\)$/m);
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v3: RolledBack \(1\/1 changes rolled back\)$/m);
     expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: Committed \(3\/3 changes\)$/m);
     expect(out).toMatch(/^Janus-Transaction: shop\/deploy-v2$/m);

@@ -46,6 +46,21 @@ describe('examples/', () => {
     expect(parsed.transaction.spec.health).toEqual({ targets: 'Auto', timeout: '2m' });
   });
 
+  it('has release-4/deploy-v4 valid too: ready pods, a smoke test measured in a bake window', async () => {
+    const result = await validateTree(join(EXAMPLES, 'release-4'), OPTIONS);
+    expect(result.directories).toEqual([{ path: 'transactions/deploy-v4', ok: true, diagnostics: [] }]);
+    const dir = 'transactions/deploy-v4';
+    const files = await filesOf(join(EXAMPLES, 'release-4', dir), dir);
+    const parsed = await parseTransactionDirectory(memoryReader(files), dir, OPTIONS);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.diagnostics));
+    expect(parsed.transaction.spec.health).toMatchObject({
+      stableFor: '1m',
+      analysis: [
+        { check: { name: 'checkout-smoke', http: { url: 'http://smoke-test.shop.svc:8080/checkout' } } },
+      ],
+    });
+  });
+
   it('has deploy-v2 as in the spec: a ConfigMap patch, a Deployment patch and a Secret update, in shop', async () => {
     const files = await filesOf(join(EXAMPLES, 'transactions/deploy-v2'), 'transactions/deploy-v2');
     const parsed = await parseTransactionDirectory(memoryReader(files), 'transactions/deploy-v2', OPTIONS);
