@@ -2,7 +2,6 @@
  * What a saga stage works with: the controller's clients and services (SagaDeps), and, per
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
-
 import type { AnalysisPolicy } from '../analysis/index.ts';
 import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
 import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';

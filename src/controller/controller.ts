@@ -3,7 +3,6 @@
  * run the reconciler, so independent transactions proceed in parallel and one transaction never
  * has two reconciles at once.
  */
-
 import type { AnalysisPolicy } from '../analysis/index.ts';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
