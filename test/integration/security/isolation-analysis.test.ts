@@ -148,6 +148,8 @@ describe("a tenant's analysis reaches only what the platform team allowed", () =
     const txn = await withWebController(clients, ns, () => release(ns, analysis), settings());
     expect(forbidden.requests).toEqual([]);
     expect(txn.status?.phase).toBe('RolledBack');
+    // The status says why (the rollback's cause), and so does the AnalysisFailed Event.
+    expect(ready(txn)?.message).toContain(`the controller does not query ${forbidden.address}/`);
     const failed = await eventMessage(clients, ns, 'AnalysisFailed');
     expect(failed).toContain(`check "check": the controller does not query ${forbidden.address}/`);
     expect(failed).toContain('--analysis-allowed-addresses');
