@@ -9,6 +9,7 @@ import { authorizationHeader, CredentialsError } from './credentials.ts';
 import { CheckDefinitionError, parseFailWhen } from './fail-when.ts';
 import { AnalysisRequestError, boundedGet, checkUrl } from './http-get.ts';
 import { judgeHttpStatus, judgeQueryResult, type Measurement } from './measurement.ts';
+import { type AnalysisPolicy, checkAddressRefusal } from './policy.ts';
 import { queryPrometheus } from './prometheus-client.ts';
 
 export interface MeasureContext {
@@ -16,6 +17,8 @@ export interface MeasureContext {
   readonly namespace: string;
   /** Objects as the Transaction's ServiceAccount (impersonated), never the controller's own. */
   readonly objects: Objects;
+  /** What the platform team allows: an address not allowed is never requested. */
+  readonly policy: AnalysisPolicy;
   readonly timeoutMs?: number | undefined;
   readonly maxBytes?: number | undefined;
   readonly now?: (() => Date) | undefined;
@@ -23,6 +26,10 @@ export interface MeasureContext {
 
 export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promise<Measurement> {
   const at = (ctx.now?.() ?? new Date()).toISOString();
+  // The window refuses such a check before it measures (stages/analysis.ts); this is the last
+  // line, so that no path to a request skips the allow-list.
+  const refusal = checkAddressRefusal(check, ctx.policy);
+  if (refusal) return { phase: 'Error', at, message: refusal };
   try {
     if (check.prometheus) {
       const { address, query, credentials, failWhen } = check.prometheus;

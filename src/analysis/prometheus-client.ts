@@ -20,17 +20,26 @@ interface ApiAnswer {
   data?: { resultType?: unknown; result?: unknown };
 }
 
+/**
+ * The URL an instant query GETs: the API path under the address (its own path kept). What the
+ * address allow-list judges (policy.ts), so what is judged is what is requested.
+ */
+export function queryUrl(address: string, query: string, timeoutMs: number | undefined): string {
+  const url = new URL('api/v1/query', address.endsWith('/') ? address : `${address}/`);
+  url.searchParams.set('query', query);
+  // Prometheus stops evaluating at this timeout too, so a heavy query does not run on unseen.
+  url.searchParams.set('timeout', `${(timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000}s`);
+  return url.toString();
+}
+
 export async function queryPrometheus(
   address: string,
   query: string,
   opts: GetOptions = {},
 ): Promise<QueryValue> {
-  const url = new URL('api/v1/query', address.endsWith('/') ? address : `${address}/`);
-  url.searchParams.set('query', query);
-  // Prometheus stops evaluating at this timeout too, so a heavy query does not run on unseen.
-  url.searchParams.set('timeout', `${(opts.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000}s`);
+  const url = queryUrl(address, query, opts.timeoutMs);
   const where = `Prometheus at ${addressOf(address)}`;
-  const { status, body } = await boundedGet(url.toString(), opts).catch((e: unknown) => {
+  const { status, body } = await boundedGet(url, opts).catch((e: unknown) => {
     throw e instanceof AnalysisRequestError
       ? new AnalysisRequestError(`${where}: ${e.message}`, { cause: e })
       : e;

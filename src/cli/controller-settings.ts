@@ -3,6 +3,13 @@
  * checked and mapped to the manager's options before anything starts: a bad one is a usage error
  * (exit 2) naming its flag.
  */
+import {
+  type AllowedAddress,
+  AllowedAddressError,
+  type AnalysisPolicy,
+  parseAllowedAddresses,
+} from '../analysis/index.ts';
+import { DNS_LABEL } from '../api/v1alpha1/patterns.ts';
 import { leaderElectionId } from '../controller/installation.ts';
 import { createLogger, isLogLevel, type Logger } from '../log/index.ts';
 import { controllerNamespace } from '../manager/controller-namespace.ts';
@@ -32,6 +39,20 @@ export const CONTROLLER_FLAGS = {
     placeholder: 'namespace',
     description:
       "namespace of the leader-election Lease and of locks on cluster-scoped targets (default: the pod's namespace, else janus-system)",
+  },
+  'analysis-allowed-addresses': {
+    type: 'string',
+    env: 'JANUS_ANALYSIS_ALLOWED_ADDRESSES',
+    placeholder: 'url,url',
+    description:
+      'addresses metric analysis checks may make the controller query, comma-separated prefixes scheme://host[:port][/path] (matched on the parsed URL; a path on a segment boundary); unset or empty: none, so every check is refused. No wildcard',
+  },
+  'analysis-template-namespaces': {
+    type: 'string',
+    env: 'JANUS_ANALYSIS_TEMPLATE_NAMESPACES',
+    placeholder: 'ns1,ns2',
+    description:
+      "namespaces whose AnalysisTemplates every Transaction may use, comma-separated, besides its own namespace and the controller's (always allowed); unset or empty: those two only",
   },
   concurrency: {
     type: 'string',
@@ -117,6 +138,36 @@ export const CONTROLLER_FLAGS = {
   },
 } as const;
 
+/**
+ * What metric analysis may query and read, from the flags: a refused entry is a usage error
+ * naming its flag. The controller's namespace is always one a template may come from.
+ */
+export function analysisPolicy(
+  values: {
+    'analysis-allowed-addresses': string | undefined;
+    'analysis-template-namespaces': string | undefined;
+  },
+  controllerNamespace: string,
+): AnalysisPolicy {
+  let allowedAddresses: AllowedAddress[];
+  try {
+    allowedAddresses = parseAllowedAddresses(values['analysis-allowed-addresses']);
+  } catch (e) {
+    if (e instanceof AllowedAddressError) throw new UsageError(`--analysis-allowed-addresses: ${e.message}`);
+    throw e;
+  }
+  const listed = (values['analysis-template-namespaces'] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  const label = new RegExp(DNS_LABEL);
+  const bad = listed.find((n) => !label.test(n) || n.length > 63);
+  if (bad !== undefined) {
+    throw new UsageError(`--analysis-template-namespaces: "${bad}" is not a namespace name`);
+  }
+  return { allowedAddresses, templateNamespaces: [...new Set([controllerNamespace, ...listed])] };
+}
+
 /** The retention policy from the flags; undefined when pruning is off. */
 export function retentionPolicy(values: {
   prune: boolean;
@@ -180,11 +231,13 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
   const retention = retentionPolicy(values);
   const instance = instanceFlag(values.instance);
   const opsAddress = parseBindAddress(values['metrics-bind-address']);
+  const namespace = controllerNamespace(values['controller-namespace']);
   return {
     kube: { kubeconfig: values.kubeconfig, context: values.context, userAgent: `${name}/${VERSION}` },
     log,
     opsAddress,
-    controllerNamespace: controllerNamespace(values['controller-namespace']),
+    controllerNamespace: namespace,
+    analysis: analysisPolicy(values, namespace),
     watchNamespace: values.namespace,
     instance,
     concurrency,

@@ -2,6 +2,7 @@
  * What a saga stage works with: the controller's clients and services (SagaDeps), and, per
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
+import type { AnalysisPolicy } from '../analysis/index.ts';
 import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
 import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -67,6 +68,8 @@ export interface SagaDeps {
   now: () => number;
   /** Where locks of cluster-scoped targets live. */
   controllerNamespace: string;
+  /** What a Transaction's metric analysis may query and read (the platform team's settings). */
+  analysis: AnalysisPolicy;
   serviceAccounts: ServiceAccounts;
   heldLocks: HeldLocks;
   /** What the health gate sees of the targets. */

@@ -3,6 +3,7 @@
  * run the reconciler, so independent transactions proceed in parallel and one transaction never
  * has two reconciles at once.
  */
+import type { AnalysisPolicy } from '../analysis/index.ts';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
@@ -48,6 +49,11 @@ export interface ControllerOptions {
   controllerNamespace: string;
   /** Only Transactions in this namespace; all namespaces when undefined. */
   watchNamespace?: string | undefined;
+  /**
+   * What metric analysis may query and read; by default no address, and templates of the
+   * Transaction's own namespace and the controller's.
+   */
+  analysis?: AnalysisPolicy | undefined;
   /** Transactions reconciled at once. */
   concurrency: number;
   log: Logger;
@@ -109,6 +115,7 @@ export class TransactionController {
       log: opts.log,
       now,
       controllerNamespace: opts.controllerNamespace,
+      analysis: opts.analysis ?? { allowedAddresses: [], templateNamespaces: [opts.controllerNamespace] },
       serviceAccounts: new ServiceAccounts(opts.client, now),
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       health: this.#health,

@@ -103,6 +103,7 @@ async function startTerm(
     watchNamespace: o.watchNamespace,
     instance: o.instance,
     concurrency: o.concurrency,
+    analysis: o.analysis,
     metrics,
     log: o.log,
     ...(o.retention &&

@@ -2,6 +2,7 @@
  * What the manager runs, decided before anything starts: `janus controller` and `janus run` map
  * their flags to these options, and every value here has already been checked.
  */
+import type { AnalysisPolicy } from '../analysis/index.ts';
 import type { SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { PollBudget } from '../gitops/poll-budget.ts';
@@ -38,6 +39,8 @@ export interface ManagerOptions {
   controllerNamespace: string;
   /** Only Transactions in this namespace; all when undefined. */
   watchNamespace: string | undefined;
+  /** What metric analysis may query (addresses) and read (template namespaces). */
+  analysis: AnalysisPolicy;
   /** This installation's instance (src/controller/installation.ts); undefined: the default one. */
   instance: string | undefined;
   /** Transactions reconciled in parallel. */

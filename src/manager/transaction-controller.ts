@@ -1,4 +1,5 @@
 /** The saga controller as a runnable of the leader: started when a term begins. */
+import type { AnalysisPolicy } from '../analysis/index.ts';
 import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
 import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -30,6 +31,8 @@ export function startTransactionController(opts: {
   /** This installation's instance (src/controller/installation.ts); undefined: the default one. */
   instance: string | undefined;
   concurrency: number;
+  /** What metric analysis may query and read. */
+  analysis: AnalysisPolicy;
   metrics: Metrics;
   log: Logger;
   /** Prune finished Transactions by this policy; never when undefined. */
@@ -47,6 +50,8 @@ export function startTransactionController(opts: {
       transactions: transactionSelector(opts.instance),
       concurrency: opts.concurrency,
       retention: opts.retention?.policy ?? 'off',
+      analysisAllowedAddresses: opts.analysis.allowedAddresses.map((a) => a.text),
+      analysisTemplateNamespaces: opts.analysis.templateNamespaces,
     },
     'controller started',
   );

@@ -75,10 +75,17 @@ async function queriesServed(prometheus: TestPrometheus): Promise<number> {
   return Number(line?.split(' ').at(-1) ?? 0);
 }
 
+/** The controller's flags: allowed to query the bench's Prometheus, as a platform team would. */
+const allowPrometheus = (s: Setup) => [
+  '--no-leader-elect',
+  '--analysis-allowed-addresses',
+  s.prometheus.address,
+];
+
 /** One healthy 2-replica rollout with `health`: controller requests (watches apart), queries, measurements. */
 async function healthyRollout(s: Setup, label: string, health: Transaction['spec']['health']) {
   const ns = await shop(s.b, label);
-  const controller = await s.b.controller(ns);
+  const controller = await s.b.controller(ns, allowPrometheus(s));
   s.b.proxy.reset();
   const queriesBefore = await queriesServed(s.prometheus);
   await s.b.admin.create(transaction(ns, 'baked', [rollout(POD_IMAGES.readyAlternative)], { health }));
@@ -96,7 +103,7 @@ async function badSampleToRolledBack(s: Setup, run: number) {
   s.exporter.count({ release, code: '200' }, 100);
   s.exporter.count({ release, code: '500' }, 0);
   const ns = await shop(s.b, `bad-${run}`);
-  const controller = await s.b.controller(ns);
+  const controller = await s.b.controller(ns, allowPrometheus(s));
   await s.b.admin.create(
     transaction(ns, 'baked', [rollout(POD_IMAGES.readyAlternative)], {
       health: { timeout: '5m', stableFor: '5m', analysis: [check(s, release)] },

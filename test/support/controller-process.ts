@@ -17,6 +17,13 @@ export interface ControllerProcessOptions {
   env?: Record<string, string>;
   /** Default debug: tests read the per-request log lines. */
   logLevel?: string;
+  /**
+   * The addresses metric analysis may query (JANUS_ANALYSIS_ALLOWED_ADDRESSES, as the manifests
+   * set it); none by default, as shipped.
+   */
+  analysisAllowedAddresses?: readonly string[];
+  /** Namespaces sharing AnalysisTemplates (JANUS_ANALYSIS_TEMPLATE_NAMESPACES); none by default. */
+  analysisTemplateNamespaces?: readonly string[];
 }
 
 export async function startController(opts: ControllerProcessOptions): Promise<ControllerProcess> {
@@ -35,8 +42,19 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       ...(opts.namespace ? ['--namespace', opts.namespace] : []),
       ...(opts.extraArgs ?? ['--no-leader-elect']),
     ],
-    { logFile: join(dir, 'controller.log'), env: opts.env },
+    { logFile: join(dir, 'controller.log'), env: { ...analysisSettings(opts), ...opts.env } },
   );
+}
+
+function analysisSettings(opts: ControllerProcessOptions): Record<string, string> {
+  return {
+    ...(opts.analysisAllowedAddresses && {
+      JANUS_ANALYSIS_ALLOWED_ADDRESSES: opts.analysisAllowedAddresses.join(','),
+    }),
+    ...(opts.analysisTemplateNamespaces && {
+      JANUS_ANALYSIS_TEMPLATE_NAMESPACES: opts.analysisTemplateNamespaces.join(','),
+    }),
+  };
 }
 
 /** Runs `body` with a controller process, stopped afterwards whatever happens. */

@@ -4,7 +4,7 @@
  * image, the controller as its own process, and the Event that explains how a transaction ended.
  */
 import type { Change } from '../../src/api/v1alpha1/index.ts';
-import { withController } from './controller-process.ts';
+import { type ControllerProcessOptions, withController } from './controller-process.ts';
 import type { TestClients } from './kube.ts';
 import { POD_IMAGES } from './pod-images.ts';
 import { testNamespace } from './saga.ts';
@@ -27,10 +27,15 @@ export const newImage = (image: string): Change => ({
   content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
 });
 
-/** Runs `body` with the controller running for `ns`. */
-export function withWebController<T>(clients: TestClients, ns: string, body: () => Promise<T>): Promise<T> {
+/** Runs `body` with the controller running for `ns` (with the analysis settings of `settings`). */
+export function withWebController<T>(
+  clients: TestClients,
+  ns: string,
+  body: () => Promise<T>,
+  settings: Pick<ControllerProcessOptions, 'analysisAllowedAddresses' | 'analysisTemplateNamespaces'> = {},
+): Promise<T> {
   return withController(
-    { kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' },
+    { kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info', ...settings },
     body,
   );
 }

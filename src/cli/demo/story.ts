@@ -180,7 +180,9 @@ async function brokenCheckout(
   narrator.detail(
     '  health: stableFor 1m, and a smoke test of the checkout every 2s inside that window (examples/release-4)',
   );
-  narrator.detail(`  (the demo plays the smoke-test service on ${smoke.url})`);
+  narrator.detail(
+    `  (the demo plays the smoke-test service on ${smoke.url}, the one address janus run may query: --analysis-allowed-addresses ${smoke.origin})`,
+  );
   const ended = (t: readonly Transaction[]) =>
     phaseIs(t, 'deploy-v4', 'RolledBack') || phaseIs(t, 'deploy-v4', 'Failed');
   await phases.until(ended, waiting());
@@ -241,6 +243,8 @@ async function startJob(
     // The repository's policy: the example namespace, and the one ServiceAccount its transactions name.
     ...['--default-namespace', NAMESPACE, '--allowed-namespaces', NAMESPACE],
     ...['--allowed-service-accounts', `${NAMESPACE}/${SERVICE_ACCOUNT}`],
+    // What metric analysis may reach: the smoke test alone (none by default).
+    ...['--analysis-allowed-addresses', smoke.origin],
     // Only the example namespace: on an existing cluster, other Transactions are not the demo's business.
     ...['--namespace', NAMESPACE, '--controller-namespace', 'janus-system', '--no-leader-elect'],
     ...['--kubeconfig', cluster.controllerKubeconfig],

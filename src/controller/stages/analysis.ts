@@ -1,14 +1,16 @@
 /**
  * Metric analysis in the bake window, the side-effecting part: resolves the checks (templates
- * read with the controller's own rights: they hold no secret), measures each one that is due
- * (credentials read as the Transaction's ServiceAccount), and keeps the measurements in
- * status.health.analysis. What they mean is src/saga/analysis-window.ts's.
+ * read with the controller's own rights: they hold no secret; only from the namespaces the
+ * platform team's settings allow), refuses them all if one would query an address the settings
+ * do not allow, measures each one that is due (credentials read as the Transaction's
+ * ServiceAccount), and keeps the measurements in status.health.analysis. What they mean is
+ * src/saga/analysis-window.ts's.
  *
  * Crash safety: the verdict comes from the persisted measurements only. The caller writes the
  * status this returns before acting on it; a crash before that write loses the measurements
  * taken, which are simply taken again at the next look (a check is due until one is recorded).
  */
-import { AnalysisTemplateError, measure, resolveChecks } from '../../analysis/index.ts';
+import { AnalysisTemplateError, checkAddressRefusal, measure, resolveChecks } from '../../analysis/index.ts';
 import type { AnalysisCheck, HealthCheckStatus } from '../../api/v1alpha1/index.ts';
 import {
   analysisProblem,
@@ -44,14 +46,19 @@ export async function analyse(
   // The window opens at this look, if at all: the checks measure first at the next one, at once.
   if (!health?.stableSince) return { checks: [], health, changed: false, dueMs: now };
   const namespace = run.txn.metadata.namespace ?? '';
+  const { analysis: policy } = run.deps;
   const checks: AnalysisCheck[] = [];
   try {
-    for (const ref of refs) checks.push(...(await resolveChecks(ref, namespace, run.deps.objects)));
+    for (const ref of refs) checks.push(...(await resolveChecks(ref, namespace, run.deps.objects, policy)));
   } catch (e) {
     if (!(e instanceof AnalysisTemplateError)) throw e;
     return { checks: [definitionFailed(e.message)], health, changed: false, dueMs: undefined };
   }
-  const problem = analysisProblem(checks);
+  // Judged on the filled checks (an argument must not smuggle an address in), before any is
+  // measured: an address the platform team did not allow is never requested. The window fails
+  // at once, as for a missing template: the settings will not change while it runs, so waiting
+  // for its end (as for an inconclusive measurement) would only hold the locks longer.
+  const problem = analysisProblem(checks) ?? firstOf(checks.map((c) => checkAddressRefusal(c, policy)));
   if (problem) return { checks: [definitionFailed(problem)], health, changed: false, dueMs: undefined };
 
   const states = statesOf(checks, health.analysis);
@@ -61,7 +68,7 @@ export async function analyse(
     checks.map(async (check, i) => {
       const state = states[i];
       if (!state || !isDue(state, now)) return;
-      const m = await measure(check, { namespace, objects, now: () => new Date(run.deps.now()) });
+      const m = await measure(check, { namespace, objects, policy, now: () => new Date(run.deps.now()) });
       run.deps.metrics.analysisMeasurement(m.phase);
       states[i] = recordMeasurement(check, state, m, run.deps.now());
       changed = true;
@@ -78,5 +85,10 @@ export async function analyse(
   };
 }
 
-/** The analysis cannot run as declared (a template missing, a bad argument): the window fails. */
+const firstOf = (refusals: (string | undefined)[]) => refusals.find((r) => r !== undefined);
+
+/**
+ * The analysis cannot run as declared (a template missing or not allowed, a bad argument, an
+ * address not allowed): the window fails.
+ */
 const definitionFailed = (message: string): WindowCheck => ({ name: 'analysis', state: 'Failed', message });

@@ -4,6 +4,7 @@
  * states. Nothing is changed unless all of that succeeds; any refusal ends the transaction
  * Failed with its locks released.
  */
+import { analysisRefusal } from '../../analysis/index.ts';
 import type { ItemStatus, TransactionStatus } from '../../api/v1alpha1/index.ts';
 import { dryRunVerdict, readPrior as readPriorState } from '../../changes/prepare-verdicts.ts';
 import { isForbidden, type KubeApiError } from '../../kube/errors.ts';
@@ -16,6 +17,9 @@ import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
 import { isPastDeadline, lockWait, type StageResult, waitInPhase } from './outcomes.ts';
 
+/** A Transaction's analysis names an address or a template namespace the settings do not allow. */
+export const ANALYSIS_NOT_ALLOWED = 'AnalysisNotAllowed';
+
 /** Reads and dry runs are independent: a few at a time, for latency, without flooding the server. */
 const PARALLEL_READS = 8;
 
@@ -26,6 +30,10 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
   const namespace = txn.metadata.namespace ?? '';
   const refusal = await deps.serviceAccounts.refusal(namespace, txn.spec.serviceAccountName);
   if (refusal) return fail(run, refusal);
+  // The platform team's analysis settings, before anything is locked or changed: a check that
+  // could only be refused in the bake window would cost a commit and a rollback.
+  const analysisRefused = analysisRefusal(txn.spec.health?.analysis ?? [], namespace, deps.analysis);
+  if (analysisRefused) return fail(run, { reason: ANALYSIS_NOT_ALLOWED, message: analysisRefused });
 
   // Authorization before locks: a transaction whose ServiceAccount may not make its changes
   // never holds (or squats) anyone's lock. A transaction waiting for a lock is not dry-run again.

@@ -3,7 +3,14 @@
  * test controls every second; credentials from a Secret read as the Transaction's ServiceAccount.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { analysisVerdict, measure, resolveChecks } from '../../../src/analysis/index.ts';
+import {
+  type AnalysisPolicy,
+  analysisVerdict,
+  type MeasureContext,
+  measure,
+  parseAllowedAddresses,
+  resolveChecks,
+} from '../../../src/analysis/index.ts';
 import type { Measurement } from '../../../src/analysis/measurement.ts';
 import type { AnalysisCheck } from '../../../src/api/v1alpha1/analysis.ts';
 import { isInvalid, type KubeApiError } from '../../../src/kube/errors.ts';
@@ -59,6 +66,21 @@ beforeEach(async () => {
 
 const as = (account: string): Objects => clients.admin.as(`system:serviceaccount:${ns.name}:${account}`);
 
+/** The settings a platform team would give: this Prometheus and the exporter may be queried. */
+const allowed = (...more: string[]): AnalysisPolicy => ({
+  allowedAddresses: parseAllowedAddresses(
+    [prometheus.address, `http://${exporter.target}`, ...more].join(','),
+  ),
+  templateNamespaces: [],
+});
+
+/** What a measurement as `account` works with. */
+const ctx = (account: string, ...more: string[]): MeasureContext => ({
+  namespace: ns.name,
+  objects: as(account),
+  policy: allowed(...more),
+});
+
 /** The error ratio of one release: 5xx over all its requests. */
 const errorRatio = (release: string) =>
   `sum(http_requests_total{release="${release}",code=~"5.."}) / sum(http_requests_total{release="${release}"})`;
@@ -78,7 +100,7 @@ const check = (query: string, extra: Partial<AnalysisCheck> = {}): AnalysisCheck
 /** Measures as `account` until Prometheus has scraped the series (a measurement with data). */
 const measuredWithData = (c: AnalysisCheck, account = 'reader'): Promise<Measurement> =>
   eventually(async () => {
-    const m = await measure(c, { namespace: ns.name, objects: as(account) });
+    const m = await measure(c, ctx(account));
     if (m.phase === 'NoData') throw new Error(`not scraped yet: ${m.message}`);
     return m;
   });
@@ -114,7 +136,7 @@ describe('a Prometheus check', () => {
     expect((await measuredWithData(c)).phase).toBe('Passed');
     exporter.count({ release: 'climbing', code: '503' }, 50);
     const failed = await eventually(async () => {
-      const m = await measure(c, { namespace: ns.name, objects: as('reader') });
+      const m = await measure(c, ctx('reader'));
       if (m.phase !== 'Failed') throw new Error(`not failed yet: ${m.message}`);
       return m;
     });
@@ -124,7 +146,7 @@ describe('a Prometheus check', () => {
   it('is inconclusive when the query finds no series', async () => {
     await measuredWithData(check('up{job="exporter"}')); // Prometheus has scraped at least once
     const c = check(errorRatio('never-deployed'));
-    const m = await measure(c, { namespace: ns.name, objects: as('reader') });
+    const m = await measure(c, ctx('reader'));
     expect(m.phase).toBe('NoData');
     expect(analysisVerdict(c, [m])).toMatchObject({
       phase: 'Inconclusive',
@@ -134,7 +156,7 @@ describe('a Prometheus check', () => {
 
   it('reports a bad PromQL query as an error naming Prometheus and what it said', async () => {
     const query = 'sum(rate(http_requests_total[1m]';
-    const m = await measure(check(query), { namespace: ns.name, objects: as('reader') });
+    const m = await measure(check(query), ctx('reader'));
     expect(m.phase).toBe('Error');
     expect(m.message).toContain(
       `check "error-ratio": Prometheus at ${prometheus.address}/ refused query ${JSON.stringify(query)}: bad_data:`,
@@ -147,7 +169,7 @@ describe('a Prometheus check', () => {
     exporter.count({ release: 'split', code: '500' }, 1);
     const query = 'http_requests_total{release="split"}';
     const m = await eventually(async () => {
-      const taken = await measure(check(query), { namespace: ns.name, objects: as('reader') });
+      const taken = await measure(check(query), ctx('reader'));
       if (taken.phase === 'NoData') throw new Error('not scraped yet');
       return taken;
     });
@@ -158,7 +180,7 @@ describe('a Prometheus check', () => {
   });
 
   it('refuses credentials the ServiceAccount may not read, naming it and the Secret', async () => {
-    const m = await measure(check('vector(1)'), { namespace: ns.name, objects: as('stranger') });
+    const m = await measure(check('vector(1)'), ctx('stranger'));
     expect(m.phase).toBe('Error');
     expect(m.message).toContain(
       `check "error-ratio": system:serviceaccount:${ns.name}:stranger may not read Secret "${ns.name}/${SECRET}" (a check's credentials are read as the Transaction's ServiceAccount: grant it get on that Secret); the API server said: `,
@@ -188,10 +210,10 @@ describe('a Prometheus check', () => {
           credentials: { bearerToken: { secretKeyRef: { name: 'prometheus-token', key: 'token' } } },
         },
       };
-      const passed = await measure(bearer, { namespace: ns.name, objects: as('token-reader') });
+      const passed = await measure(bearer, ctx('token-reader', gateway.address));
       expect(passed).toMatchObject({ phase: 'Passed', value: 0 });
       // "reader" may read the basic-auth Secret only: the token stays out of its reach.
-      const refused = await measure(bearer, { namespace: ns.name, objects: as('reader') });
+      const refused = await measure(bearer, ctx('reader', gateway.address));
       expect(refused.message).toContain(
         `system:serviceaccount:${ns.name}:reader may not read Secret "${ns.name}/prometheus-token"`,
       );
@@ -207,14 +229,11 @@ describe('a Prometheus check', () => {
       query: '',
       failWhen: '',
     };
-    const m = await measure(
-      { ...open, prometheus: withoutCredentials },
-      { namespace: ns.name, objects: as('stranger') },
-    );
+    const m = await measure({ ...open, prometheus: withoutCredentials }, ctx('stranger'));
     expect(m.message).toBe(
       `check "error-ratio": Prometheus at ${prometheus.address}/ answered 401: it refused the check's credentials, or needs some (credentials.bearerToken or credentials.basicAuth)`,
     );
-    expect((await measure(open, { namespace: ns.name, objects: as('reader') })).phase).toBe('Passed');
+    expect((await measure(open, ctx('reader'))).phase).toBe('Passed');
   });
 });
 
@@ -248,7 +267,7 @@ describe('an AnalysisTemplate', () => {
       templateRef: { name: 'http-error-ratio' },
       args: [{ name: 'release', value: 'templated' }],
     };
-    const [c] = await resolveChecks(ref, ns.name, clients.controller);
+    const [c] = await resolveChecks(ref, ns.name, clients.controller, allowed());
     expect(c?.prometheus).toMatchObject({ query: errorRatio('templated'), failWhen: 'result > 0.05' });
     const m = await measuredWithData(c as AnalysisCheck);
     expect(m).toMatchObject({ phase: 'Failed', value: 0.2 });
@@ -268,17 +287,22 @@ describe('an AnalysisTemplate', () => {
 
   it('that does not exist is named', async () => {
     await expect(
-      resolveChecks({ templateRef: { name: 'nowhere' } }, ns.name, clients.controller),
+      resolveChecks({ templateRef: { name: 'nowhere' } }, ns.name, clients.controller, allowed()),
     ).rejects.toThrow(`AnalysisTemplate "${ns.name}/nowhere" does not exist`);
   });
 });
 
 describe('an HTTP check', () => {
   it('passes on 2xx and fails otherwise, naming the URL and the status', async () => {
-    const ctx = { namespace: ns.name, objects: as('reader') };
-    const up = await measure({ name: 'metrics', http: { url: `http://${exporter.target}/metrics` } }, ctx);
+    const up = await measure(
+      { name: 'metrics', http: { url: `http://${exporter.target}/metrics` } },
+      ctx('reader'),
+    );
     expect(up.phase).toBe('Passed');
-    const down = await measure({ name: 'missing', http: { url: `http://${exporter.target}/missing` } }, ctx);
+    const down = await measure(
+      { name: 'missing', http: { url: `http://${exporter.target}/missing` } },
+      ctx('reader'),
+    );
     expect(down).toMatchObject({
       phase: 'Failed',
       message: `GET http://${exporter.target}/missing answered 404, and the check needs 2xx`,

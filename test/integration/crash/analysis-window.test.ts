@@ -4,7 +4,8 @@
  * The checks' state lives in status.health.analysis alone, so every run must end as the
  * uninterrupted one: Committed once the window has gone by while the check passes; RolledBack
  * (AnalysisFailed) at the first failed measurement. The check is an HTTP one against a listener
- * in the test whose answer is fixed, so each run measures the same thing whenever it looks.
+ * in the test whose answer is fixed, so each run measures the same thing whenever it looks; the
+ * controller is allowed to query it (--analysis-allowed-addresses).
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -28,6 +29,9 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** The platform team allows the listener, as it would its smoke-test service. */
+const allowed = () => ['--analysis-allowed-addresses', base];
+
 const analysed = (path: string, stableFor: string): Transaction['spec']['health'] => ({
   timeout: '2m',
   stableFor,
@@ -42,7 +46,10 @@ describe('metric analysis in the bake window, killed after every API request', (
       killedAtEveryGateRequest(
         clients,
         'analysis-ok',
-        { ...rollout(clients, POD_IMAGES.readyAlternative, 'Committed', analysed('/ok', '8s')) },
+        {
+          ...rollout(clients, POD_IMAGES.readyAlternative, 'Committed', analysed('/ok', '8s')),
+          controllerArgs: allowed(),
+        },
         {
           deployment: { image: POD_IMAGES.readyAlternative, available: 2, updated: 2, replicas: 2 },
           config: { release: 'v2' },
@@ -58,7 +65,10 @@ describe('metric analysis in the bake window, killed after every API request', (
       killedAtEveryGateRequest(
         clients,
         'analysis-bad',
-        { ...rollout(clients, POD_IMAGES.readyAlternative, 'RolledBack', analysed('/failing', '1m')) },
+        {
+          ...rollout(clients, POD_IMAGES.readyAlternative, 'RolledBack', analysed('/failing', '1m')),
+          controllerArgs: allowed(),
+        },
         {
           deployment: { image: POD_IMAGES.ready, available: 2, updated: 2, replicas: 2 },
           config: { release: 'v1' },

@@ -4,7 +4,8 @@
  * kwok but whose error ratio climbs inside the window is rolled back, the reason naming the
  * query, the value and the threshold; the same release with its ratio under the threshold
  * commits once the window has gone by; a controller killed (SIGKILL) in the window resumes the
- * checks from the status. The controller runs as its own process.
+ * checks from the status. The controller runs as its own process, allowed to query this
+ * Prometheus alone (--analysis-allowed-addresses).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryPrometheus } from '../../../src/analysis/index.ts';
@@ -32,6 +33,13 @@ afterAll(async () => {
   await prometheus?.stop();
   await exporter?.stop();
 });
+
+/** The controller's settings: the platform team allows its Prometheus, nothing else. */
+const allowPrometheus = () => ({ analysisAllowedAddresses: [prometheus.address] });
+
+/** The controller for `ns`, allowed to query this Prometheus. */
+const withController = <T>(ns: string, body: () => Promise<T>) =>
+  withWebController(clients, ns, body, allowPrometheus());
 
 /** The error ratio of one release: 5xx over all its requests. */
 const errorRatio = (release: string) =>
@@ -71,7 +79,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     exporter.count({ release: 'bad', code: '200' }, 100);
     exporter.count({ release: 'bad', code: '500' }, 0); // the series exists: a ratio of 0, not no data
     await scraped('bad');
-    await withWebController(clients, ns, async () => {
+    await withController(ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
           // Long enough that the climb surely lands inside it on a loaded machine; the rollback
@@ -106,7 +114,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     exporter.count({ release: 'good', code: '200' }, 99);
     exporter.count({ release: 'good', code: '500' }, 1);
     await scraped('good');
-    await withWebController(clients, ns, async () => {
+    await withController(ns, async () => {
       // From a template the platform team owns, read with the controller's own rights.
       await clients.admin.create({
         apiVersion: 'tx.janus.io/v1alpha1',
@@ -151,7 +159,11 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     exporter.count({ release: 'crash', code: '200' }, 100);
     exporter.count({ release: 'crash', code: '500' }, 0);
     await scraped('crash');
-    const first = await startController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns });
+    const first = await startController({
+      kubeconfig: clients.kubeconfigs.controller,
+      namespace: ns,
+      ...allowPrometheus(),
+    });
     let before: Transaction;
     try {
       await clients.admin.create(
@@ -165,7 +177,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
     }
     const opened = before.status?.health?.stableSince;
     const measuredBefore = before.status?.health?.analysis?.[0]?.measured ?? 0;
-    await withWebController(clients, ns, async () => {
+    await withController(ns, async () => {
       // The same window, its measurements counted on from the persisted ones.
       const resumed = await measured(ns, 'release-v2', measuredBefore + 1);
       expect(resumed.status?.phase).toBe('Verifying');
@@ -182,7 +194,7 @@ describe('metric analysis in the bake window (health.analysis)', () => {
 
   it('rolls back at the window end a check that never had data: inconclusive does not pass silently', async () => {
     const ns = await webShop(clients, 'analysis-nodata');
-    await withWebController(clients, ns, async () => {
+    await withController(ns, async () => {
       await clients.admin.create(
         transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
           health: { stableFor: '10s', analysis: [errorRatioCheck('never-scraped')] },

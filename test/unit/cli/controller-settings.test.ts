@@ -56,4 +56,32 @@ describe('managerOptions', () => {
     expect(refused(['--concurrency', '0'])).toBe('--concurrency: expected a positive whole number, got "0"');
     expect(refused(['--log-level', 'loud'])).toBe('--log-level: unknown level "loud"');
   });
+
+  it("allows metric analysis no address by default, and templates of the controller's namespace only", () => {
+    expect(options([]).analysis).toEqual({ allowedAddresses: [], templateNamespaces: ['janus-system'] });
+  });
+
+  it('reads the analysis allow-lists from flags or environment; the controller namespace stays allowed', () => {
+    const o = options(
+      ['--analysis-allowed-addresses', 'http://prometheus.monitoring:9090, https://gw.example/prom'],
+      {
+        JANUS_ANALYSIS_TEMPLATE_NAMESPACES: 'platform-analysis,janus-system',
+      },
+    );
+    expect(o.analysis.allowedAddresses.map((a) => a.text)).toEqual([
+      'http://prometheus.monitoring:9090',
+      'https://gw.example/prom',
+    ]);
+    expect(o.analysis.templateNamespaces).toEqual(['janus-system', 'platform-analysis']);
+  });
+
+  it('refuses an analysis setting that is not an address prefix or a namespace, naming the flag', () => {
+    expect(() => options(['--analysis-allowed-addresses', 'prometheus.monitoring:9090'])).toThrow(UsageError);
+    expect(() => options(['--analysis-allowed-addresses', 'http://u:p@prom'])).toThrow(
+      /^--analysis-allowed-addresses: "http:\/\/u:p@prom" is not an address prefix/,
+    );
+    expect(() => options(['--analysis-template-namespaces', 'Platform'])).toThrow(
+      '--analysis-template-namespaces: "Platform" is not a namespace name',
+    );
+  });
 });

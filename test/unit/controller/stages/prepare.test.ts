@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../../src/api/v1alpha1/index.ts';
+import type { AnalysisRef, Transaction } from '../../../../src/api/v1alpha1/index.ts';
 import { prepare } from '../../../../src/controller/stages/prepare.ts';
 import { start } from '../../../../src/controller/stages/start.ts';
 import {
@@ -44,6 +44,33 @@ describe('prepare stage', () => {
     expect(dryRuns).toEqual([
       expect.objectContaining({ method: 'PUT', as: 'system:serviceaccount:shop:deploy-sa' }),
     ]);
+  });
+
+  it("fails a check's address the settings do not allow, and another team's template, before any dry run or lock", async () => {
+    const world = sagaWorld(); // settings: no address; templates of shop and janus-system
+    world.api.put(configMap('a', { mode: 'blue' }));
+    const analysed = (analysis: AnalysisRef[]) => ({
+      health: { stableFor: '1m', analysis },
+    });
+    const metadata = {
+      check: { name: 'metadata', http: { url: 'http://169.254.169.254/latest/meta-data/' } },
+    };
+    transaction(world, 'ssrf', [updateConfigMap('a', { mode: 'green' })], analysed([metadata]));
+    const foreign = { templateRef: { name: 'errors', namespace: 'payments' } };
+    transaction(world, 'foreign', [updateConfigMap('a', { mode: 'green' })], analysed([foreign]));
+    for (const name of ['ssrf', 'foreign']) await step(world, name, start);
+
+    for (const name of ['ssrf', 'foreign']) await step(world, name, prepare);
+
+    const ssrf = stored(world, 'ssrf');
+    expect(ssrf.status?.phase).toBe('Failed');
+    expect(ready(ssrf)?.reason).toBe('AnalysisNotAllowed');
+    expect(ready(ssrf)?.message).toContain('does not query http://169.254.169.254/latest/meta-data/');
+    const foreignTxn = stored(world, 'foreign');
+    expect(foreignTxn.status?.phase).toBe('Failed');
+    expect(ready(foreignTxn)?.message).toContain('AnalysisTemplate "payments/errors" may not be used');
+    expect(world.api.requests.filter((r) => r.dryRun || r.path.includes('analysistemplates'))).toEqual([]);
+    expect(world.api.requests.some((r) => r.method === 'POST' && r.path.endsWith('/leases'))).toBe(false);
   });
 
   it('fails when the target of an Update does not exist, holding no lock', async () => {

@@ -89,6 +89,7 @@ export function sagaWorld(): SagaWorld {
     log: silentLogger(),
     now,
     controllerNamespace: 'janus-system',
+    analysis: { allowedAddresses: [], templateNamespaces: ['janus-system'] },
     serviceAccounts: new ServiceAccounts(client, now),
     heldLocks: new HeldLocks({ locks, now, log: silentLogger() }),
     health,
