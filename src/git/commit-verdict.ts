@@ -26,13 +26,18 @@ export type CommitVerdict =
   | { ok: true; principals: string[]; keyType: string }
   | { ok: false; problem: SignatureProblem; message: string };
 
+/**
+ * What the signature alone says, before any allowed-signers file is read: the costly part
+ * (the cryptography), and the same for a commit id forever, so callers cache it by oid.
+ */
+export type SignatureCheck =
+  | { ok: true; key: Buffer; keyType: string; fingerprint: string; committedAt: number }
+  | { ok: false; problem: SignatureProblem; message: string };
+
 const PGP = '-----BEGIN PGP SIGNATURE-----';
 
-/**
- * `now` (ms) as well as the commit's own time: git checks valid-before at the committer date,
- * which whoever writes the commit chooses; an expired key must not sign a backdated commit.
- */
-export function verifyCommit(commit: SignedCommit, allowed: AllowedSigners, now: number): CommitVerdict {
+/** Whether the commit carries a valid SSH signature over itself, in namespace "git", by some key. */
+export function checkSignature(commit: SignedCommit): SignatureCheck {
   const armored = commit.signature;
   if (armored === undefined) return refuse('unsigned', 'the commit is not signed');
   if (armored.trimStart().startsWith(PGP))
@@ -53,27 +58,52 @@ export function verifyCommit(commit: SignedCommit, allowed: AllowedSigners, now:
       'bad-signature',
       `bad signature (${sig.publicKey.type} key): the commit is not what was signed`,
     );
-  const lines = allowed.signers.filter((s) => s.key.blob.equals(sig.publicKey.blob));
+  return {
+    ok: true,
+    key: sig.publicKey.blob,
+    keyType: sig.publicKey.type,
+    fingerprint: fingerprint(sig),
+    committedAt: commit.committedAt,
+  };
+}
+
+/**
+ * Whether the key of a valid signature is an allowed signer for git at the commit's date.
+ * `now` (ms) as well as the commit's own time: git checks valid-before at the committer date,
+ * which whoever writes the commit chooses; an expired key must not sign a backdated commit.
+ */
+export function authorizeSignature(
+  check: SignatureCheck,
+  allowed: AllowedSigners,
+  now: number,
+): CommitVerdict {
+  if (!check.ok) return check;
+  const lines = allowed.signers.filter((s) => s.key.blob.equals(check.key));
   const usable = lines.filter((s) => namespaceAllowed(s));
   if (usable.length === 0) {
-    const fp = fingerprint(sig);
     return lines.length === 0
-      ? refuse('unknown-key', `signed by a key not in the allowed signers (${fp})`)
-      : refuse('unknown-key', `the allowed signers do not let key ${fp} sign in namespace "git"`);
+      ? refuse('unknown-key', `signed by a key not in the allowed signers (${check.fingerprint})`)
+      : refuse(
+          'unknown-key',
+          `the allowed signers do not let key ${check.fingerprint} sign in namespace "git"`,
+        );
   }
-  const at = commit.committedAt * 1000;
+  const at = check.committedAt * 1000;
   const valid = usable.filter((s) => (s.validAfter ?? -Infinity) <= at);
   if (valid.length === 0)
     return refuse('not-yet-valid', `the key is not valid yet at the commit's date (${who(usable)})`);
-  const current = valid.filter(
-    (s) => (s.validBefore ?? Infinity) > Math.max(at, 0) && (s.validBefore ?? Infinity) > now,
-  );
+  const current = valid.filter((s) => (s.validBefore ?? Infinity) > Math.max(at, now));
   if (current.length === 0) return refuse('expired', `the key has expired (valid-before, ${who(valid)})`);
   return {
     ok: true,
     principals: [...new Set(current.flatMap((s) => s.principals))],
-    keyType: sig.publicKey.type,
+    keyType: check.keyType,
   };
+}
+
+/** Both steps at once. */
+export function verifyCommit(commit: SignedCommit, allowed: AllowedSigners, now: number): CommitVerdict {
+  return authorizeSignature(checkSignature(commit), allowed, now);
 }
 
 function namespaceAllowed(signer: AllowedSigner): boolean {
@@ -94,6 +124,9 @@ function fingerprint(sig: SshSignature): string {
   return `${sig.publicKey.type} SHA256:${hash}`;
 }
 
-function refuse(problem: SignatureProblem, message: string): CommitVerdict {
+function refuse(
+  problem: SignatureProblem,
+  message: string,
+): { ok: false; problem: SignatureProblem; message: string } {
   return { ok: false, problem, message };
 }
