@@ -89,36 +89,29 @@ export function parseSshTime(value: string): number {
   return match[7] ? Date.UTC(...parts) : new Date(...parts).getTime();
 }
 
-/** Splits on whitespace outside double quotes. */
+/** Splits on whitespace outside double quotes, dropping empty parts. */
 function tokenize(line: string): string[] {
-  const tokens: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (const char of line) {
-    if (char === '"') quoted = !quoted;
-    if (!quoted && /\s/.test(char)) {
-      if (current !== '') tokens.push(current);
-      current = '';
-    } else current += char;
-  }
-  if (current !== '') tokens.push(current);
-  return tokens;
+  return splitOutsideQuotes(line, (c) => /\s/.test(c)).filter((t) => t !== '');
 }
 
 /** Splits options on commas outside double quotes. */
 function splitOptions(options: string): string[] {
-  const out: string[] = [];
+  return options === '' ? [] : splitOutsideQuotes(options, (c) => c === ',');
+}
+
+function splitOutsideQuotes(text: string, separates: (char: string) => boolean): string[] {
+  const parts: string[] = [];
   let current = '';
   let quoted = false;
-  for (const char of options) {
+  for (const char of text) {
     if (char === '"') quoted = !quoted;
-    if (!quoted && char === ',') {
-      out.push(current);
+    if (!quoted && separates(char)) {
+      parts.push(current);
       current = '';
     } else current += char;
   }
-  if (current !== '') out.push(current);
-  return out;
+  parts.push(current);
+  return parts;
 }
 
 function unquote(value: string): string {
