@@ -49,13 +49,21 @@ async function commit(
   return tree.git('rev-parse', 'HEAD');
 }
 
-async function startJanus(repo: TestRepo) {
-  const allowed = join(alice.path, '..', 'allowed_signers');
-  await writeFile(allowed, `${signerLine('alice@example.com', alice, 'namespaces="git"')}\n`);
+const allowedFile = join(alice.path, '..', 'allowed_signers');
+
+async function startJanus(repo: TestRepo, args: string[] = []) {
+  await writeFile(allowedFile, `${signerLine('alice@example.com', alice, 'namespaces="git"')}\n`);
   return janus.start({
     repo: repo.url,
     namespace: ns.name,
-    args: ['--allowed-namespaces', ns.name, '--verify-signatures', '--allowed-signers-file', allowed],
+    args: [
+      '--allowed-namespaces',
+      ns.name,
+      '--verify-signatures',
+      '--allowed-signers-file',
+      allowedFile,
+      ...args,
+    ],
   });
 }
 
@@ -162,6 +170,47 @@ describe('signed commits', () => {
       expect.objectContaining({ message: `commit ${middle}: the commit is not signed` }),
     ]);
     expect(await data(clients.admin, ns.name, 'y')).toEqual({ v: '1' });
+    await tree.dispose();
+  });
+
+  it('re-reads the allowed signers when the file changes, and keeps a signer to its namespaces', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    for (const name of ['m', 'n']) await clients.admin.create(configMap(ns.name, name, { v: '1' }));
+    const repo = await createTestRepo(git.server);
+    await startJanus(repo, ['--signer-namespaces', 'mallory@example.com=elsewhere']);
+    const tree = await ScratchWorkTree.clone(repo.bare);
+
+    // Mallory is not an allowed signer yet.
+    const early = await commit(
+      tree,
+      directory('before', { changes: { '10-m.patch.yaml': configMapYaml('m', { v: '2' }) } }),
+      mallory,
+      'm',
+    );
+    await tree.push('main');
+    expect((await rejection(repo, 'before'))[0]?.message).toMatch(
+      new RegExp(`^commit ${early}: signed by a key not in the allowed signers`),
+    );
+
+    // Added to the file (as the kubelet updates a mounted ConfigMap): read at the next poll, no restart.
+    await writeFile(
+      allowedFile,
+      `${signerLine('alice@example.com', alice)}\n${signerLine('mallory@example.com', mallory)}\n`,
+    );
+    const later = await commit(
+      tree,
+      directory('after', { changes: { '10-n.patch.yaml': configMapYaml('n', { v: '2' }) } }),
+      mallory,
+      'n',
+    );
+    await tree.push('main');
+    // Known now, but --signer-namespaces gives mallory only the namespace "elsewhere".
+    expect(await rejection(repo, 'after')).toEqual([
+      expect.objectContaining({
+        message: `commit ${later}: signer mallory@example.com may not sign for namespace ${ns.name}`,
+      }),
+    ]);
+    expect(await data(clients.admin, ns.name, 'n')).toEqual({ v: '1' });
     await tree.dispose();
   });
 });
