@@ -14,7 +14,11 @@ import { authorizeSignature, checkSignature, type SignatureCheck } from '../git/
 import { GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { GitSession } from '../git/repository.ts';
 import type { Diagnostic } from '../yaml/diagnostic.ts';
-import { directoryHistory } from './directory-history.ts';
+import {
+  DEFAULT_MAX_DIRECTORY_HISTORY,
+  type DirectoryHistory,
+  directoryHistory,
+} from './directory-history.ts';
 import type { SignerScopes } from './signer-scopes.ts';
 import type { TreeCache } from './tree-cache.ts';
 
@@ -46,10 +50,12 @@ export class SignatureGate {
     const { signers, changed } = await this.#o.source.read();
     if (changed) this.#o.onReload?.(signers);
     const now = (this.#o.now ?? Date.now)();
+    const memo = new Map<string, DirectoryHistory>();
     return {
       directory: async (commit, path, namespace, sinceFile) => {
         const history = await directoryHistory(session, trees, commit, path, {
           branch,
+          memo,
           ...(sinceFile && { sinceFile }),
         });
         const found = new Set<string>();
@@ -71,7 +77,7 @@ export class SignatureGate {
           return {
             ok: false,
             commit: undefined,
-            message: `the directory's history is longer than Janus walks (${history.commits.length} commits seen); it cannot be verified`,
+            message: `the directory's history could not be read back to the commit that created it (at most ${DEFAULT_MAX_DIRECTORY_HISTORY} commits are walked); it cannot be verified`,
           };
         return { ok: true, signers: [...found].sort() };
       },
