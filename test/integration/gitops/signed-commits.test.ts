@@ -116,6 +116,9 @@ describe('signed commits', () => {
         ),
       }),
     ]);
+    expect((await repo.result(ns.name, 'unsigned'))?.message).toBe(
+      'a commit that made the directory is not signed by an allowed signer; nothing was applied',
+    );
     expect(await data(clients.admin, ns.name, 'a')).toEqual({ v: '1' });
     expect(await data(clients.admin, ns.name, 'b')).toEqual({ v: '1' });
 
