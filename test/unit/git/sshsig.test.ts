@@ -86,4 +86,34 @@ describe('a commit against the allowed signers', () => {
     expect(parsed.signers).toEqual([]);
     expect(parsed.problems).toHaveLength(3);
   });
+
+  it('calls a hostile signature malformed, never throws: a P-256 point off the curve, truncated blobs', () => {
+    const wire = (...parts: (string | Buffer)[]) =>
+      Buffer.concat(
+        parts.map((p) => {
+          const b = typeof p === 'string' ? Buffer.from(p) : p;
+          const n = Buffer.alloc(4);
+          n.writeUInt32BE(b.length);
+          return Buffer.concat([n, b]);
+        }),
+      );
+    const offCurve = wire(
+      'ecdsa-sha2-nistp256',
+      'nistp256',
+      Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]),
+    );
+    const blob = (key: Buffer, sig: Buffer) =>
+      Buffer.concat([Buffer.from('SSHSIG'), Buffer.from([0, 0, 0, 1]), wire(key, 'git', '', 'sha512', sig)]);
+    const armor = (b: Buffer) =>
+      `-----BEGIN SSH SIGNATURE-----\n${b.toString('base64')}\n-----END SSH SIGNATURE-----`;
+    const sig = wire('ecdsa-sha2-nistp256', wire(Buffer.alloc(33, 1), Buffer.alloc(32, 1)));
+    for (const armored of [
+      armor(blob(offCurve, sig)),
+      armor(blob(offCurve, sig).subarray(0, 30)),
+      armor(Buffer.from('SSHSIG')),
+    ]) {
+      const verdict = verifyCommit(commit(armored), allowed(), NOW);
+      expect(verdict).toMatchObject({ ok: false, problem: 'malformed' });
+    }
+  });
 });
