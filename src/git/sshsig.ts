@@ -62,14 +62,7 @@ export function verifySshSignature(sig: SshSignature, message: Buffer): boolean 
   const key = sig.publicKey.key;
   if (key === undefined) return false;
   if (sig.hashAlgorithm !== 'sha512' && sig.hashAlgorithm !== 'sha256') return false;
-  const digest = createHash(sig.hashAlgorithm).update(message).digest();
-  const signed = Buffer.concat([
-    MAGIC,
-    wireString(sig.namespace),
-    wireString(''),
-    wireString(sig.hashAlgorithm),
-    wireString(digest),
-  ]);
+  const signed = signedData(sig.namespace, sig.hashAlgorithm, message);
   try {
     switch (`${sig.publicKey.type} ${sig.algorithm}`) {
       case 'ssh-ed25519 ssh-ed25519':
@@ -87,6 +80,21 @@ export function verifySshSignature(sig: SshSignature, message: Buffer): boolean 
     // Whatever a pushed signature holds, it is a bad signature, never a failed poll.
     return false;
   }
+}
+
+/**
+ * The bytes an sshsig signature is made over (PROTOCOL.sshsig): what a signer signs too, e.g.
+ * results commits signed with `ssh-keygen -Y sign -n git`'s format from node:crypto.
+ */
+export function signedData(namespace: string, hashAlgorithm: 'sha512' | 'sha256', message: Buffer): Buffer {
+  const digest = createHash(hashAlgorithm).update(message).digest();
+  return Buffer.concat([
+    MAGIC,
+    wireString(namespace),
+    wireString(''),
+    wireString(hashAlgorithm),
+    wireString(digest),
+  ]);
 }
 
 /** SSH's ECDSA signature (mpint r, mpint s) as the fixed-width r‖s node:crypto reads. */
