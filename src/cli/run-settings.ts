@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { DEFAULT_MAX_FETCH_BYTES, describeSecretSource, redactUrl, type SecretSource } from '../git/index.ts';
 import { GIT_INPUT_LIMITS } from '../git/input-limits.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget } from '../gitops/poll-budget.ts';
+import { signerScopes } from '../gitops/signer-scopes.ts';
 import { controllerNamespace } from '../manager/controller-namespace.ts';
-import type { GitOptions } from '../manager/options.ts';
+import type { GitOptions, SignatureOptions } from '../manager/options.ts';
 import { parseByteSize } from './byte-size.ts';
 import {
   durationFlag,
@@ -114,6 +115,26 @@ export const RUN_FLAGS = {
     placeholder: 'size',
     description:
       'bytes of directory files one poll reads; later commits wait for the next poll, and a single commit holding more fails the poll',
+  },
+  'verify-signatures': {
+    type: 'boolean',
+    env: 'JANUS_VERIFY_SIGNATURES',
+    description:
+      'apply a directory only if every commit that made it is signed (SSH) by a key of --allowed-signers-file; else it is Rejected naming the commit',
+  },
+  'allowed-signers-file': {
+    type: 'string',
+    env: 'JANUS_ALLOWED_SIGNERS_FILE',
+    placeholder: 'path',
+    description:
+      "git's allowed-signers file (ssh-keygen ALLOWED SIGNERS), re-read at every poll; needs --verify-signatures",
+  },
+  'signer-namespaces': {
+    type: 'string',
+    env: 'JANUS_SIGNER_NAMESPACES',
+    placeholder: 'principal=ns,…',
+    description:
+      'restrict signers to namespaces: principal (as in the allowed-signers file)=namespace, repeatable per principal; unlisted principals may sign for any allowed namespace',
   },
   'webhook-secret-file': {
     type: 'string',
@@ -227,6 +248,7 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
   }
   return {
     repo: values.repo,
+    signatures: signatureSettings(values),
     branch: values.branch,
     root: values.root.replace(/^\/+|\/+$/g, ''),
     resultsBranch: values['results-branch'],
@@ -243,6 +265,26 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
     budget,
     insecureHttp,
   };
+}
+
+/** --verify-signatures and its file; a file or scopes without the flag are refused, not ignored. */
+function signatureSettings(values: RunValues): SignatureOptions | undefined {
+  const file = values['allowed-signers-file'];
+  const scopes = values['signer-namespaces'];
+  if (!values['verify-signatures']) {
+    if (file || scopes)
+      throw new UsageError(
+        '--allowed-signers-file and --signer-namespaces take effect only with --verify-signatures (JANUS_VERIFY_SIGNATURES=true)',
+      );
+    return undefined;
+  }
+  if (!file)
+    throw new UsageError('--verify-signatures needs --allowed-signers-file (JANUS_ALLOWED_SIGNERS_FILE)');
+  try {
+    return { allowedSignersFile: file, scopes: signerScopes((scopes ?? '').split(',')) };
+  } catch (error) {
+    throw new UsageError(`--signer-namespaces: ${(error as Error).message}`);
+  }
 }
 
 /** A size that must be at least one byte: a limit of 0 would refuse everything. */

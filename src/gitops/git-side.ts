@@ -21,6 +21,7 @@ import { Materializer, type PollSummary } from './materializer.ts';
 import type { ParseOptions } from './options.ts';
 import type { PollBudget } from './poll-budget.ts';
 import { Poller } from './poller.ts';
+import type { SignatureGate } from './signature-gate.ts';
 import { ConfigMapCursorStore } from './state.ts';
 
 /** What one poll did: read the branch, or nothing because the Git side is suspended. */
@@ -36,6 +37,8 @@ export interface GitSideOptions {
   parse: ParseOptions;
   /** What one poll may read. */
   budget?: PollBudget;
+  /** --verify-signatures; undefined: commits are not checked. */
+  signatures?: SignatureGate | undefined;
   initial: 'baseline' | 'apply';
   pollIntervalMs: number;
   /** Where the cursor ConfigMap lives. */
@@ -98,6 +101,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     root: o.root,
     parse: o.parse,
     ...(o.budget && { budget: o.budget }),
+    signatures: o.signatures,
     initial: o.initial,
     cluster: new KubeTransactionApi(objects, o.instance),
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),

@@ -12,6 +12,7 @@ import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { RecordedOutcome } from '../results/results-reader.ts';
 import { ROLLBACK_FILE } from './file-names.ts';
 import type { ParseResult } from './parse-directory.ts';
+import type { DirectorySignatures } from './signature-gate.ts';
 
 /** The result-file phase of a directory recorded without being applied (first run). */
 export const PHASE_BASELINE = 'Baseline';
@@ -35,6 +36,8 @@ export interface DirectoryFacts {
   changedFiles: string[];
   /** ROLLBACK is there now and was not before (for a directory seen for the first time: is there). */
   rollbackAdded: boolean;
+  /** With --verify-signatures: whether the commits that made the directory are signed by allowed signers. */
+  signatures?: DirectorySignatures;
 }
 
 export type NoticeKind =
@@ -45,7 +48,9 @@ export type NoticeKind =
   /** ROLLBACK in a directory that is invalid or outside the repository's policy as it stands. */
   | 'rollback-outside-policy'
   /** ROLLBACK in a directory whose record names no Transaction uid: nothing says which one it created. */
-  | 'rollback-unknown-uid';
+  | 'rollback-unknown-uid'
+  /** --verify-signatures: a commit since ROLLBACK appeared is not signed by an allowed signer. */
+  | 'rollback-unsigned';
 
 export type DirectoryAction =
   | { do: 'materialize' }
@@ -71,7 +76,8 @@ export function decideDirectory(
   recorded: RecordedOutcome | undefined,
 ): DirectoryAction[] {
   if (facts.kind === 'removed' || facts.parsed === undefined) return [];
-  if (recorded === undefined || UNAPPLIED.has(recorded.phase)) return decideUnapplied(facts.parsed);
+  if (recorded === undefined || UNAPPLIED.has(recorded.phase))
+    return decideUnapplied(facts.parsed, facts.signatures);
   const firstSight = facts.kind === 'added';
   if (recorded.phase === PHASE_BASELINE) {
     if (facts.rollbackAdded && !firstSight) return [{ do: 'notice', notice: 'rollback-of-baseline' }];
@@ -106,11 +112,15 @@ function rollbackAction(
   if (!parsed?.ok || parsed.transaction.metadata.namespace !== facts.namespace)
     return { do: 'notice', notice: 'rollback-outside-policy' };
   if (recorded.uid === undefined) return { do: 'notice', notice: 'rollback-unknown-uid' };
+  if (facts.signatures?.ok === false) return { do: 'notice', notice: 'rollback-unsigned' };
   return { do: 'request-rollback', reason: rollback.reason, file: rollback.file, uid: recorded.uid };
 }
 
-function decideUnapplied(parsed: ParseResult): DirectoryAction[] {
-  if (!parsed.ok) return [{ do: 'reject' }];
+function decideUnapplied(
+  parsed: ParseResult,
+  signatures: DirectorySignatures | undefined,
+): DirectoryAction[] {
+  if (!parsed.ok || signatures?.ok === false) return [{ do: 'reject' }];
   if (parsed.rollback) return [{ do: 'notice', notice: 'rollback-before-apply' }];
   return [{ do: 'materialize' }];
 }

@@ -6,6 +6,7 @@
 import type { ChangeSet } from '../git/changes.ts';
 import { GitObjectTooLargeError, readingCommit } from '../git/input-limits.ts';
 import type { GitSession } from '../git/repository.ts';
+import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader.ts';
 import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { type DirectoryReader, joinPath } from './directory-reader.ts';
@@ -15,6 +16,7 @@ import { dnsLabelProblem } from './names.ts';
 import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
 import { parseTransactionDirectory } from './parse-directory.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget, PollMeter } from './poll-budget.ts';
+import type { PollSignatures, SignatureGate } from './signature-gate.ts';
 import { TreeCache } from './tree-cache.ts';
 
 export interface GatheredFacts extends DirectoryFacts {
@@ -29,6 +31,8 @@ export interface FactOptions {
   /** Repository (without credentials) and branch, recorded as the Transactions' source. */
   repository: string;
   branch: string;
+  /** --verify-signatures: who signed each directory that could be applied or rolled back. */
+  gate?: SignatureGate | undefined;
 }
 
 export interface Gathered {
@@ -57,6 +61,7 @@ export async function gatherFacts(
   // when listChanges compared the tip with no base at all.
   const hasBase =
     changes.from !== undefined && changes.history !== 'initial' && changes.history !== 'unknown-base';
+  const signatures = await options.gate?.forPoll(session, trees, options.branch);
   let beforeTree = hasBase && changes.from ? (await store.readCommit(changes.from)).tree : undefined;
   for (const [index, { commit, directories }] of changes.commits.entries()) {
     const first = index === 0;
@@ -84,7 +89,7 @@ export async function gatherFacts(
         change.kind === 'modified' && beforeTree !== undefined
           ? await namespaceAt(trees, beforeTree, change.path, options.parse.policy.defaultNamespace)
           : parsed.namespace;
-      gathered.push({
+      const fact: GatheredFacts = {
         path: change.path,
         name: change.name,
         kind: change.kind,
@@ -93,17 +98,47 @@ export async function gatherFacts(
         namespace,
         changedFiles: files.changed,
         rollbackAdded: files.rollbackAdded,
-        recorded:
-          (await results.outcome(namespace, change.name)) ??
-          ((await results.baseline()).has(change.path)
-            ? { phase: PHASE_BASELINE, path: change.path }
-            : undefined),
-      });
+        recorded: await recordedOutcome(results, namespace, change.path, change.name),
+      };
+      const signed = signatures && (await signaturesOf(signatures, fact));
+      if (signed) fact.signatures = signed;
+      gathered.push(fact);
     }
     beforeTree = commit.tree;
     through = commit.oid;
   }
   return { facts: gathered, through };
+}
+
+/** What the results branch records about a directory: its outcome, else whether it is baseline. */
+async function recordedOutcome(
+  results: ResultsSnapshot,
+  namespace: string,
+  path: string,
+  name: string,
+): Promise<RecordedOutcome | undefined> {
+  const outcome = await results.outcome(namespace, name);
+  if (outcome) return outcome;
+  return (await results.baseline()).has(path) ? { phase: PHASE_BASELINE, path } : undefined;
+}
+
+/**
+ * Who signed a directory the decision may act on: one never applied (or rejected) from the
+ * commit that created it; an applied one that gained a ROLLBACK file from the commit that added
+ * it. Within one poll a directory applied at an earlier commit is still checked from its
+ * creation: stricter, never looser.
+ */
+async function signaturesOf(
+  signatures: PollSignatures,
+  fact: GatheredFacts,
+): Promise<GatheredFacts['signatures']> {
+  const namespace = fact.parsed?.ok
+    ? (fact.parsed.transaction.metadata.namespace ?? fact.namespace)
+    : fact.namespace;
+  const unapplied = fact.recorded === undefined || fact.recorded.phase === PHASE_REJECTED;
+  if (unapplied) return signatures.directory(fact.commit, fact.path, namespace);
+  if (fact.rollbackAdded) return signatures.directory(fact.commit, fact.path, fact.namespace, ROLLBACK_FILE);
+  return undefined;
 }
 
 /** `reader`, telling `spend` the size of each file it reads. */

@@ -17,6 +17,7 @@ import { BASELINE_FILE, BASELINE_KIND } from '../results/results-reader.ts';
 import { formatDiagnostic } from '../yaml/diagnostic.ts';
 import { TRANSACTION_FILE } from './file-names.ts';
 import { type DirectoryFacts, type NoticeKind, PHASE_BASELINE } from './materialize-decision.ts';
+import { signatureDiagnostic } from './signature-gate.ts';
 
 /** Directories named in a baseline commit's body; the file lists them all. */
 const BODY_DIRECTORIES = 50;
@@ -70,6 +71,8 @@ export type RollbackRefusal =
   | { kind: 'policy'; problems: string[] }
   /** The results record names no Transaction uid. */
   | { kind: 'unknown-uid' }
+  /** --verify-signatures: a commit since ROLLBACK appeared is not signed by an allowed signer. */
+  | { kind: 'unsigned'; problem: string }
   /** The Transaction of that name is not the one this directory created. */
   | { kind: 'not-created-here'; uid: string; recordedUid: string; origin: string };
 
@@ -85,6 +88,12 @@ export function noticeRefusal(notice: NoticeKind, fact: DirectoryFacts): Rollbac
       return { kind: 'not-applied' };
     case 'rollback-unknown-uid':
       return { kind: 'unknown-uid' };
+    case 'rollback-unsigned': {
+      const signatures = fact.signatures;
+      const problem =
+        signatures && !signatures.ok ? formatDiagnostic(signatureDiagnostic(fact.path, signatures)) : '';
+      return { kind: 'unsigned', problem };
+    }
     case 'rollback-outside-policy': {
       const parsed = fact.parsed;
       const problems =
@@ -155,6 +164,11 @@ function describeRefusal(
       return {
         subject: 'rollback refused (no recorded uid)',
         body: `A ROLLBACK file was added to ${at}, but the results branch does not say which Transaction (uid) this directory created, so none is rolled back.`,
+      };
+    case 'unsigned':
+      return {
+        subject: 'rollback refused (commit signature)',
+        body: `A ROLLBACK file was added to ${at}, but not every commit since is signed by an allowed signer, so nothing was requested.\n${refusal.problem}`,
       };
     case 'not-created-here':
       return {

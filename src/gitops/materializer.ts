@@ -31,6 +31,7 @@ import {
 import type { ParseOptions } from './options.ts';
 import { inputLimitError, type PollBudget } from './poll-budget.ts';
 import { newStampKey, withStamp } from './provenance.ts';
+import { type SignatureGate, signatureDiagnostic } from './signature-gate.ts';
 import type { CursorStore, GitCursor } from './state.ts';
 import { CursorConflictError } from './state.ts';
 
@@ -48,6 +49,8 @@ export interface MaterializerOptions {
   /** Folder of the transaction directories, e.g. "transactions". */
   root: string;
   parse: ParseOptions;
+  /** --verify-signatures; undefined: commits are not checked (the default). */
+  signatures?: SignatureGate | undefined;
   /** What one poll may read (default DEFAULT_POLL_BUDGET). */
   budget?: PollBudget;
   /** First run on a repository without a results branch: record what is there, or apply it. */
@@ -195,6 +198,7 @@ export class Materializer {
         ...(this.#o.budget && { budget: this.#o.budget }),
         repository: repository.display,
         branch,
+        gate: this.#o.signatures,
       });
       return { kind: 'changes', tip, changes, facts, through };
     });
@@ -247,7 +251,10 @@ export class Materializer {
       case 'materialize':
         return this.#materialize(fact, dir, sequence, summary, log);
       case 'reject': {
-        const diagnostics = fact.parsed && !fact.parsed.ok ? fact.parsed.diagnostics : [];
+        const diagnostics = [
+          ...(fact.parsed && !fact.parsed.ok ? fact.parsed.diagnostics : []),
+          ...(fact.signatures?.ok === false ? [signatureDiagnostic(fact.path, fact.signatures)] : []),
+        ];
         await this.#o.results.write(renderRejection(dir, diagnostics, this.#o.context));
         summary.rejected++;
         log.info({ errors: diagnostics.length }, 'transaction directory rejected');

@@ -4,9 +4,11 @@
  * The manager imports this module only for janus run: janus controller never loads the Git code
  * (nor the zlib it needs; test/unit/node-builtins.test.ts).
  */
+import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
 import { type GitSide, startGitSide } from '../gitops/git-side.ts';
 import { describePolicy } from '../gitops/policy.ts';
+import { SignatureGate } from '../gitops/signature-gate.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { whoAmI } from '../kube/who-am-i.ts';
 import type { Logger } from '../log/index.ts';
@@ -14,7 +16,7 @@ import type { Metrics } from '../metrics/index.ts';
 import type { ResultContext } from '../results/result-context.ts';
 import { VERSION } from '../version.ts';
 import { createWebhookHandler, type WebhookRequestHandler } from '../webhook/index.ts';
-import type { GitOptions, ManagerOptions } from './options.ts';
+import type { GitOptions, ManagerOptions, SignatureOptions } from './options.ts';
 
 export interface GitSource {
   readonly repository: GitRepository;
@@ -83,6 +85,12 @@ function announce(o: GitOptions, repository: string, log: Logger): void {
       maxFetchBytes: o.maxFetchBytes === 0 ? 'unlimited' : formatBytes(o.maxFetchBytes),
       ...(o.credentials && 'file' in o.credentials && { gitTokenFile: o.credentials.file }),
       ...(o.credentials && 'env' in o.credentials && { gitTokenEnvName: o.credentials.env }),
+      verifySignatures: o.signatures
+        ? {
+            allowedSignersFile: o.signatures.allowedSignersFile,
+            signerNamespaces: Object.fromEntries(o.signatures.scopes.entries),
+          }
+        : false,
     },
     'janus run starting',
   );
@@ -99,6 +107,23 @@ function announce(o: GitOptions, repository: string, log: Logger): void {
   }
 }
 
+/** The gate of --verify-signatures; it logs each change of the allowed-signers file it reads. */
+function signatureGate(options: SignatureOptions, log: Logger): SignatureGate {
+  const file = options.allowedSignersFile;
+  return new SignatureGate({
+    source: allowedSignersFile(file),
+    scopes: options.scopes,
+    onReload: (allowed) => {
+      const fields = { allowedSignersFile: file, keys: allowed.signers.length };
+      if (allowed.problems.length > 0)
+        log.warn({ ...fields, problems: allowed.problems }, 'allowed signers read; some lines are not used');
+      else log.info(fields, 'allowed signers read');
+      if (allowed.signers.length === 0)
+        log.warn(fields, 'no usable allowed signer: every transaction directory will be rejected');
+    },
+  });
+}
+
 async function startGitTerm(
   o: Shared & { git: GitOptions; repository: GitRepository; context: ResultContext },
   signal: AbortSignal,
@@ -113,6 +138,7 @@ async function startGitTerm(
       resultsBranch: git.resultsBranch,
       parse: { policy: git.policy },
       budget: git.budget,
+      signatures: git.signatures && signatureGate(git.signatures, o.log),
       initial: git.initial,
       pollIntervalMs: git.pollIntervalMs,
       controllerNamespace: o.controllerNamespace,

@@ -6,6 +6,7 @@ import type { AnalysisPolicy } from '../analysis/index.ts';
 import type { SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { PollBudget } from '../gitops/poll-budget.ts';
+import type { SignerScopes } from '../gitops/signer-scopes.ts';
 import type { Logger } from '../log/index.ts';
 import type { RetentionPolicy } from '../retention/select.ts';
 import type { LeaderTimings } from '../runtime/leader-election.ts';
@@ -77,6 +78,15 @@ export interface GitOptions {
   insecureHttp: boolean;
   /** POST /webhook triggers a poll; undefined: no webhook. */
   webhook: WebhookOptions | undefined;
+  /** --verify-signatures; undefined: commits are not checked. */
+  signatures?: SignatureOptions | undefined;
+}
+
+export interface SignatureOptions {
+  /** git's allowed-signers file, re-read at every poll. */
+  allowedSignersFile: string;
+  /** `principal=namespace` entries (src/gitops/signer-scopes.ts), checked. */
+  scopes: SignerScopes;
 }
 
 export interface WebhookOptions {

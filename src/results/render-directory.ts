@@ -41,7 +41,7 @@ export function renderRejection(
     kind: RESULT_KIND,
     transaction: { namespace: dir.namespace, name: dir.name },
     phase: PHASE_REJECTED,
-    message: 'the directory is invalid; nothing was applied',
+    message: rejectionMessage(diagnostics),
     source: renderSource(dir.source),
     errors: diagnostics.map((d) => ({
       file: d.file,
@@ -66,6 +66,16 @@ export function renderRejection(
       ...(commit && { source: commit }),
     }),
   };
+}
+
+/** Why nothing was applied, in one line: the directory's content, its commits' signatures, or both. */
+function rejectionMessage(diagnostics: readonly Diagnostic[]): string {
+  const unsigned = diagnostics.some((d) => d.code === 'commit-signature');
+  const invalid = diagnostics.some((d) => d.code !== 'commit-signature');
+  if (unsigned && !invalid)
+    return 'a commit that made the directory is not signed by an allowed signer; nothing was applied';
+  if (unsigned) return 'the directory is invalid, and not signed by an allowed signer; nothing was applied';
+  return 'the directory is invalid; nothing was applied';
 }
 
 /**

@@ -27,7 +27,9 @@ export type DiagnosticCode =
   | 'too-many-files'
   | 'file-too-large'
   | 'directory-too-large'
-  | 'unreadable-file';
+  | 'unreadable-file'
+  /** --verify-signatures: a commit that changed the directory is not signed by an allowed signer. */
+  | 'commit-signature';
 
 export interface Diagnostic {
   code: DiagnosticCode;

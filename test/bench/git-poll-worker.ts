@@ -2,17 +2,22 @@
  * The process git-poll.ts forks for each run: a real materializer and results writer over one
  * repository, polling when the parent asks, as a freshly (re)started `janus run` would.
  *
- *   node test/bench/git-poll-worker.ts <url> <cache dir> <cursor file>
+ *   node test/bench/git-poll-worker.ts <url> <cache dir> <cursor file> [allowed signers file]
+ *
+ * With an allowed-signers file, polls with --verify-signatures.
  *
  * Messages in: { poll: label } → replies a PollSample; { exit: true } → replies { peakRssMiB }
  * and exits. Sends { ready: true } once it can poll.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
+import { allowedSignersFile } from '../../src/git/allowed-signers-file.ts';
 import { GitRepository } from '../../src/git/index.ts';
 import type { TransactionApi } from '../../src/gitops/cluster-transactions.ts';
 import { Materializer, type PollSummary } from '../../src/gitops/materializer.ts';
 import { repositoryPolicy } from '../../src/gitops/policy.ts';
+import { SignatureGate } from '../../src/gitops/signature-gate.ts';
+import { UNSCOPED } from '../../src/gitops/signer-scopes.ts';
 import type { CursorStore, GitCursor } from '../../src/gitops/state.ts';
 import { silentLogger } from '../../src/log/index.ts';
 import { renderMaterialized } from '../../src/results/reporter.ts';
@@ -56,7 +61,7 @@ const inMemoryCluster: TransactionApi = {
   },
 };
 
-async function worker(url: string, cacheDir: string, cursorFile: string): Promise<void> {
+async function worker(url: string, cacheDir: string, cursorFile: string, signers?: string): Promise<void> {
   const context = { controllerVersion: 'bench', identity: 'bench' };
   const repository = await GitRepository.open({ location: url, cacheDir });
   // The materializer flushes within each poll; the long batch delay keeps the writer from also
@@ -68,6 +73,9 @@ async function worker(url: string, cacheDir: string, cursorFile: string): Promis
     root: 'transactions',
     parse: { policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deployer' }) },
     initial: 'baseline',
+    ...(signers && {
+      signatures: new SignatureGate({ source: allowedSignersFile(signers), scopes: UNSCOPED }),
+    }),
     cluster: inMemoryCluster,
     cursor: new FileCursorStore(cursorFile),
     results: writer,
@@ -98,7 +106,7 @@ async function worker(url: string, cacheDir: string, cursorFile: string): Promis
   process.send?.({ ready: true });
 }
 
-const [url, cacheDir, cursorFile] = process.argv.slice(2);
+const [url, cacheDir, cursorFile, signers] = process.argv.slice(2);
 if (!url || !cacheDir || !cursorFile)
   throw new Error('usage: git-poll-worker.ts <url> <cache dir> <cursor file>');
-await worker(url, cacheDir, cursorFile);
+await worker(url, cacheDir, cursorFile, signers);

@@ -2,21 +2,31 @@
  * One poll of a commit adding N directories (the cli bench's poll), in a worker started with the
  * Node flags given after `--`; for profiling (--cpu-prof, --heap-prof) and paired flag trades.
  *
- *   node test/bench/poll-once.ts [directories] -- [node flags…]
+ *   node test/bench/poll-once.ts [directories] [--commits] [--verify-signatures] -- [node flags…]
  *
- * Prints one JSON line: { ms, cpuMs, peakRssMiB, materialized }.
+ * --commits: one commit per directory instead of one for all (a poll of many commits).
+ * --verify-signatures: the commits are SSH-signed (a key made by ssh-keygen) either way; with
+ * this flag the worker verifies them against an allowed-signers file holding that key.
+ *
+ * Prints one JSON line: { ms, cpuMs, peakRssMiB, materialized, rejected }.
  */
 import { fork } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, startGitServer } from '../support/git-server.ts';
-import { writeBigRepository } from './fixtures/big-repository.ts';
+import { makeKey, signerLine, signingConfig, type TestKey } from '../support/ssh-signing.ts';
+import { writeBigRepository, writeDirectory } from './fixtures/big-repository.ts';
 import type { PollSample } from './git-poll-worker.ts';
 
 const dash = process.argv.indexOf('--');
-const directories = Number(process.argv[2] && process.argv[2] !== '--' ? process.argv[2] : 400);
+const own = process.argv.slice(2, dash >= 0 ? dash : undefined);
+const directories = Number(own.find((a) => /^\d+$/.test(a)) ?? 400);
+const perCommit = own.includes('--commits');
+const verify = own.includes('--verify-signatures');
 const flags = dash >= 0 ? process.argv.slice(dash + 1) : [];
+const key = makeKey('ed25519', 'bench');
+const sign = signingConfig(key);
 const scratch = await mkdtemp(join(tmpdir(), 'janus-poll-once-'));
 const server = await startGitServer();
 try {
@@ -27,7 +37,12 @@ try {
   await git(work, 'push', '--quiet', 'origin', 'HEAD:main');
   const child = fork(
     new URL('./git-poll-worker.ts', import.meta.url).pathname,
-    [server.url('r'), join(scratch, 'cache'), join(scratch, 'cursor.json')],
+    [
+      server.url('r'),
+      join(scratch, 'cache'),
+      join(scratch, 'cursor.json'),
+      ...(verify ? [await allowedSigners(scratch, key)] : []),
+    ],
     { stdio: 'inherit', execArgv: flags },
   );
   const ask = <T>(out: object) =>
@@ -37,9 +52,17 @@ try {
     });
   await new Promise((resolve) => child.once('message', resolve));
   await ask({ poll: 'first' });
-  await writeBigRepository(work, directories, 'default');
-  await git(work, 'add', '-A');
-  await git(work, 'commit', '--quiet', '-m', `${directories} directories`);
+  if (perCommit) {
+    for (let i = 0; i < directories; i++) {
+      await writeDirectory(work, i, 'default');
+      await git(work, 'add', '-A');
+      await git(work, ...sign, 'commit', '--quiet', '-m', `directory ${i}`);
+    }
+  } else {
+    await writeBigRepository(work, directories, 'default');
+    await git(work, 'add', '-A');
+    await git(work, ...sign, 'commit', '--quiet', '-m', `${directories} directories`);
+  }
   await git(work, 'push', '--quiet', 'origin', 'HEAD:main');
   const sample = await ask<PollSample>({ poll: 'commit' });
   const { peakRssMiB } = await ask<{ peakRssMiB: number }>({ exit: true });
@@ -50,9 +73,16 @@ try {
       cpuMs: Math.round(sample.cpuMs),
       peakRssMiB: Math.round(peakRssMiB),
       materialized: sample.summary.materialized,
+      rejected: sample.summary.rejected,
     })}\n`,
   );
 } finally {
   await server.stop();
   await rm(scratch, { recursive: true, force: true });
+}
+
+async function allowedSigners(dir: string, signer: TestKey): Promise<string> {
+  const file = join(dir, 'allowed_signers');
+  await writeFile(file, `${signerLine('bench@example.com', signer, 'namespaces="git"')}\n`);
+  return file;
 }

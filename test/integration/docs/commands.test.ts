@@ -62,7 +62,8 @@ type Scenario =
   | 'local-run'
   | 'readyz'
   | 'webhook'
-  | 'results-branch';
+  | 'results-branch'
+  | 'signed-commits';
 
 /** Matched against a command's one-line text, first match wins; `file` narrows a rule to one document. */
 type Decision = { file?: string; command: RegExp } & (
@@ -177,6 +178,22 @@ const DECISIONS: Decision[] = [
     run: 'webhook',
   },
   { file: 'docs/git.md', command: /^git (fetch|log|show) /, run: 'results-branch' },
+  {
+    file: 'docs/operations.md',
+    command: /^git config --global (gpg\.format|user\.signingkey|commit\.gpgsign) /,
+    run: 'signed-commits',
+  },
+  { file: 'docs/operations.md', command: /^cat > allowed_signers <</, run: 'signed-commits' },
+  {
+    file: 'docs/operations.md',
+    command: /^git -c gpg\.ssh\.allowedSignersFile=allowed_signers log /,
+    run: 'signed-commits',
+  },
+  {
+    file: 'docs/operations.md',
+    command: /^kubectl -n janus-system create configmap janus-allowed-signers /,
+    run: 'signed-commits',
+  },
 ];
 
 const DOCS = [
@@ -859,6 +876,68 @@ describe('`janus run` on a local repository, its webhook, its probes and its res
   it('cli.md: ends with status 0 on Ctrl-C', async () => {
     expect(await run?.stop('SIGINT'), run?.output()).toBe(0);
   });
+});
+
+it('operations.md "Signed commits": a signer sets git up, the allowed signers verify their commit by hand, the ConfigMap', async () => {
+  const dir = await mkdtemp(join(scratch, 'signed-'));
+  // Its own global configuration, so the other scenarios' git commands do not start signing.
+  const env = { GIT_CONFIG_GLOBAL: join(dir, 'gitconfig') };
+  const key = join(home, '.ssh', 'id_ed25519');
+  await mkdir(dirname(key), { recursive: true });
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'alice', '-f', key]);
+  const bob = join(dir, 'bob');
+  spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bob', '-f', bob]);
+  const setup = commandsFor('signed-commits').filter((c) => c.text.startsWith('git config --global'));
+  expectExits(await runCommands(setup, { cwd: dir, env }));
+
+  // A commit made with that configuration, as the reader would make it: signed.
+  const repo = join(dir, 'repo');
+  const gitAsReader = (...args: string[]) =>
+    spawnSync('git', args, {
+      cwd: repo,
+      encoding: 'utf8',
+      env: shellEnv({
+        ...env,
+        GIT_AUTHOR_NAME: 'Alice',
+        GIT_AUTHOR_EMAIL: 'alice@example.com',
+        GIT_COMMITTER_NAME: 'Alice',
+        GIT_COMMITTER_EMAIL: 'alice@example.com',
+      }),
+    });
+  await mkdir(repo);
+  gitAsReader('init', '--quiet', '--initial-branch=main');
+  expect(gitAsReader('commit', '--quiet', '--allow-empty', '-m', 'signed').status).toBe(0);
+
+  const configMap = `janus-allowed-signers-${randomBytes(3).toString('hex')}`;
+  const publicKey = async (path: string) =>
+    (await readFile(`${path}.pub`, 'utf8')).split(' ').slice(0, 2).join(' ');
+  const rest = commandsFor('signed-commits').filter((c) => !setup.includes(c));
+  const ran = await runCommands(rest, {
+    cwd: repo,
+    env,
+    replace: [
+      ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIalicesPublicKey', await publicKey(key)],
+      ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIbobsPublicKey', await publicKey(bob)],
+      ['janus-allowed-signers', configMap],
+    ],
+  });
+  try {
+    expectExits(ran);
+    expect(ranOne(ran, /^git -c gpg\.ssh\.allowedSignersFile/).stdout).toContain(
+      'Good "git" signature for alice@example.com with ED25519 key',
+    );
+    const created = (await clients.admin.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: 'janus-system',
+      name: configMap,
+    })) as KubeObject & { data?: Record<string, string> };
+    expect(created.data?.allowed_signers).toBe(await readFile(join(repo, 'allowed_signers'), 'utf8'));
+  } finally {
+    await clients.admin
+      .delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'janus-system', name: configMap })
+      .catch(() => {});
+  }
 });
 
 it('ran every documented command that is not skipped', () => {

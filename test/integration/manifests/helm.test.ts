@@ -230,6 +230,8 @@ describe('the Helm chart manifests/helm/janus', () => {
         'serviceMonitor.enabled=true,webhook.enabled=true,git.repository=https://git.example/changes',
         '--set',
         `git.token=t,git.webhookSecret=w,image.digest=sha256:${'a'.repeat(64)}`,
+        '--set',
+        'signatures.enabled=true,signatures.allowedSigners=a@example.com ssh-ed25519 AAAA',
       ]),
       'helm lint with options',
     );
@@ -347,6 +349,47 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(monitor.spec.endpoints).toEqual([{ port: 'http', path: '/metrics' }]);
     for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels))
       expect({ ...service.metadata.labels, ...service.spec.selector }[key], key).toBe(value);
+  });
+
+  it('renders signed commits when asked to: the settings, the allowed-signers ConfigMap and its folder mount', () => {
+    const chart = byId(
+      template(
+        RELEASE,
+        NAMESPACE,
+        '--set',
+        'signatures.enabled=true,signatures.allowedSigners=alice@example.com ssh-ed25519 AAAA',
+        '--set-json',
+        'signatures.signerNamespaces=["alice@example.com=shop","bob@example.com=shop"]',
+      ),
+    );
+    expect(chart.get(`ConfigMap ${NAMESPACE}/${RELEASE}-allowed-signers`)?.data).toEqual({
+      allowed_signers: 'alice@example.com ssh-ed25519 AAAA',
+    });
+    const pod = podTemplate(chart.get(`Deployment ${NAMESPACE}/${RELEASE}`)).spec as {
+      containers: (Container & { volumeMounts: { name: string; mountPath: string; subPath?: string }[] })[];
+      volumes: { name: string; configMap?: { name: string } }[];
+    };
+    const env = Object.fromEntries(
+      (pod.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]),
+    );
+    expect(env).toMatchObject({
+      JANUS_VERIFY_SIGNATURES: 'true',
+      JANUS_ALLOWED_SIGNERS_FILE: '/etc/janus/signers/allowed_signers',
+      JANUS_SIGNER_NAMESPACES: 'alice@example.com=shop,bob@example.com=shop',
+    });
+    // A folder, not a subPath: the kubelet updates it when the ConfigMap changes.
+    expect(pod.containers[0]?.volumeMounts.find((m) => m.name === 'allowed-signers')).toEqual({
+      name: 'allowed-signers',
+      mountPath: '/etc/janus/signers',
+      readOnly: true,
+    });
+    expect(pod.volumes.find((v) => v.name === 'allowed-signers')?.configMap?.name).toBe(
+      `${RELEASE}-allowed-signers`,
+    );
+    // Off by default: nothing of it is rendered.
+    const plain = JSON.stringify(template(RELEASE, NAMESPACE));
+    expect(plain).not.toContain('JANUS_VERIFY_SIGNATURES');
+    expect(plain).not.toContain('allowed-signers');
   });
 
   it('a public webhook Service targets the webhook listener alone, never the metrics port (issue 21, finding 8)', () => {

@@ -175,3 +175,36 @@ describe('outcomes decided earlier in the same poll', () => {
     expect(outcomeAfter({ do: 'ignore-edit', files: [] }, added)).toBeUndefined();
   });
 });
+
+describe('with --verify-signatures', () => {
+  const refused = { ok: false as const, commit: 'b'.repeat(40), message: 'the commit is not signed' };
+  const signed = { ok: true as const, signers: ['alice@example.com'] };
+
+  it('rejects a valid directory not every commit of which is signed, added or modified, unrecorded or rejected', async () => {
+    for (const kind of ['added', 'modified'] as const) {
+      expect(decide(facts(kind, await valid(), { signatures: refused }))).toEqual(['reject']);
+      expect(decide(facts(kind, await valid(), { signatures: refused }), recorded('Rejected'))).toEqual([
+        'reject',
+      ]);
+      expect(decide(facts(kind, await valid(), { signatures: signed }))).toEqual(['materialize']);
+    }
+  });
+
+  it('refuses a ROLLBACK file added by an unsigned commit, and requests one added by a signed commit', async () => {
+    const unsigned = facts('modified', await withRollback(), {
+      rollbackAdded: true,
+      changedFiles: ['ROLLBACK'],
+      signatures: refused,
+    });
+    expect(decide(unsigned, recorded('Committed'))).toEqual(['notice rollback-unsigned']);
+    expect(decide({ ...unsigned, signatures: signed }, recorded('Committed'))).toEqual(['request-rollback']);
+  });
+
+  it('changes nothing for a directory already applied: an edit is ignored, signed or not', async () => {
+    const edit = facts('modified', await valid(), {
+      changedFiles: ['10-app.patch.yaml'],
+      signatures: refused,
+    });
+    expect(decide(edit, recorded('Committed'))).toEqual(['ignore-edit 10-app.patch.yaml']);
+  });
+});

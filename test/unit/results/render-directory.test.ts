@@ -133,3 +133,29 @@ describe('commit messages and paths', () => {
     expect(resultPath('default', '.git')).toBe('results/default/_.git.yaml');
   });
 });
+
+describe('renderRejection of a directory whose commits are not signed (--verify-signatures)', () => {
+  const unsigned: Diagnostic = {
+    code: 'commit-signature',
+    file: 'transactions/broken',
+    message: `commit ${SHA}: the commit is not signed`,
+  };
+  const message = (diagnostics: Diagnostic[]) =>
+    parse(renderRejection(DIR, diagnostics, CONTEXT).files['results/team-a/broken.yaml'] ?? '').message;
+
+  it('says so, naming the commit in the error, and says both when the directory is invalid too', () => {
+    expect(message([unsigned])).toBe(
+      'a commit that made the directory is not signed by an allowed signer; nothing was applied',
+    );
+    expect(renderRejection(DIR, [unsigned], CONTEXT).message).toContain(`the commit is not signed`);
+    expect(
+      message([
+        unsigned,
+        { code: 'yaml-syntax', file: 'transactions/broken/transaction.yaml', message: 'x' },
+      ]),
+    ).toBe('the directory is invalid, and not signed by an allowed signer; nothing was applied');
+    expect(
+      message([{ code: 'yaml-syntax', file: 'transactions/broken/transaction.yaml', message: 'x' }]),
+    ).toBe('the directory is invalid; nothing was applied');
+  });
+});

@@ -60,6 +60,15 @@ app.kubernetes.io/component: controller
 {{- end }}
 {{- end }}
 
+{{/* The ConfigMap of the allowed-signers file: the chart's own when signatures.allowedSigners is set. */}}
+{{- define "janus.allowedSignersName" -}}
+{{- if .Values.signatures.allowedSigners }}
+{{- printf "%s-allowed-signers" (include "janus.fullname" .) }}
+{{- else }}
+{{- required "signatures.existingConfigMap or signatures.allowedSigners is required" .Values.signatures.existingConfigMap }}
+{{- end }}
+{{- end }}
+
 {{/* repository[:tag][@digest]; the tag defaults to the chart's appVersion. */}}
 {{- define "janus.image" -}}
 {{- $tag := default .Chart.AppVersion .Values.image.tag }}
