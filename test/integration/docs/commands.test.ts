@@ -141,7 +141,6 @@ const DECISIONS: Decision[] = [
     skip: 'janus-system exists already in the shared test cluster (the kustomize install); test/integration/manifests/helm.test.ts creates its release namespace with the same Pod Security label and checks the install raises no warning',
   },
   {
-    file: 'docs/operations.md',
     command: /^helm (install|upgrade|uninstall) janus /,
     skip: 'the release janus would own the cluster-scoped names of manifests/ that other tests share (janus-controller, janus-tenant); test/integration/manifests/helm.test.ts runs helm install, upgrade --reuse-values and uninstall of the release janus-helm, with the helm test/kube-testenv/build.sh builds',
   },
@@ -179,7 +178,6 @@ const DECISIONS: Decision[] = [
   },
   { file: 'docs/git.md', command: /^git (fetch|log|show) /, run: 'results-branch' },
   {
-    file: 'docs/operations.md',
     command: /^git config --global (gpg\.format|user\.signingkey|commit\.gpgsign) /,
     run: 'signed-commits',
   },
@@ -878,7 +876,7 @@ describe('`janus run` on a local repository, its webhook, its probes and its res
   });
 });
 
-it('operations.md "Signed commits": a signer sets git up, the allowed signers verify their commit by hand, the ConfigMap', async () => {
+it('README and operations.md "Signed commits": a signer sets git up, the allowed signers verify their commit by hand, the ConfigMap', async () => {
   const dir = await mkdtemp(join(scratch, 'signed-'));
   // Its own global configuration, so the other scenarios' git commands do not start signing.
   const env = { GIT_CONFIG_GLOBAL: join(dir, 'gitconfig') };
