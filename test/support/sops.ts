@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateIdentity, identityToRecipient } from 'age-encryption';
+import { builtBinaries } from './cached-build.ts';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../kube-testenv/build-sops.sh', import.meta.url));
 
@@ -16,13 +17,7 @@ let binDir: string | undefined;
 
 /** The folder holding `sops`: the script builds it once, then answers from its cache. */
 export function sopsBinaries(): string {
-  binDir ??=
-    process.env.JANUS_SOPS_BIN ??
-    execFileSync('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .pop() ??
-    '';
+  binDir ??= builtBinaries(BUILD_SCRIPT, process.env.JANUS_SOPS_BIN);
   return binDir;
 }
 
