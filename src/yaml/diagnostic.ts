@@ -27,7 +27,9 @@ export type DiagnosticCode =
   | 'too-many-files'
   | 'file-too-large'
   | 'directory-too-large'
-  | 'unreadable-file';
+  | 'unreadable-file'
+  /** A SOPS-encrypted change file Janus cannot use (docs/operations.md, Encrypted Secrets). */
+  | 'invalid-sops';
 
 export interface Diagnostic {
   code: DiagnosticCode;
