@@ -2,15 +2,20 @@
  * SOPS-encrypted Secrets end to end, with the real sops (built from its Go module) and a real API
  * server: a rotation merged as `….update.sops.yaml` commits with the namespace's age key, rolls
  * back to the exact prior Secret, and neither password appears anywhere Janus writes: the
- * Transaction, ConfigMaps, Events, the results branch, `janus run`'s log.
+ * Transaction, ConfigMaps, Events, the results branch, `janus run`'s log. `janus plan` decrypts
+ * only as an identity that may read the namespace's key; `janus validate` checks offline.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { git } from '../../support/git-server.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { serviceAccount } from '../../support/saga.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/sops.ts';
+import { janus as janusCli } from '../cli/cli.ts';
 import {
   createTestRepo,
   directory,
@@ -144,5 +149,67 @@ describe('SOPS-encrypted change files', () => {
     expect(String(result.message)).toContain(otherTeam.recipient);
     expect(await secretData()).toEqual({ password: 'unchanged' });
     expectNowhere(await everythingJanusWrote(repo, await run.logs()), [theirs]);
+  });
+
+  it('janus plan decrypts only as an identity that may read the key; janus validate checks offline', async () => {
+    const all = ['get', 'update'];
+    await serviceAccount(clients.admin, ns.name, 'deployer', SECRETS);
+    await serviceAccount(clients.admin, ns.name, 'outsider', [
+      { apiGroups: [''], resources: ['secrets'], verbs: all, resourceNames: ['web-credentials'] },
+    ]);
+    await clients.admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'web-credentials', namespace: ns.name },
+      stringData: { password: 'before-plan' },
+    });
+    await clients.admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'janus-sops-age', namespace: ns.name },
+      stringData: { 'team.agekey': team.identity },
+    });
+    const planned = `planned-${randomBytes(8).toString('hex')}`;
+    const encrypted = sopsEncrypt(secretYaml(planned), {
+      recipients: [team.recipient],
+      flags: ['--encrypted-regex', '^(data|stringData)$'],
+    });
+    const repo = await mkdtemp(join(tmpdir(), 'janus-sops-plan-'));
+    try {
+      const header = (sa: string) =>
+        `apiVersion: tx.janus.io/v1alpha1\nkind: Transaction\nmetadata:\n  name: rotate\n  namespace: ${ns.name}\nspec:\n  serviceAccountName: ${sa}\n`;
+      for (const [dir, sa] of [
+        ['ok', 'deployer'],
+        ['denied', 'outsider'],
+      ] as const) {
+        await mkdir(join(repo, dir, 'rotate'), { recursive: true });
+        await writeFile(join(repo, dir, 'rotate', 'transaction.yaml'), header(sa));
+        await writeFile(join(repo, dir, 'rotate', '10-credentials.update.sops.yaml'), encrypted);
+      }
+      const env = { JANUS_ALLOWED_NAMESPACES: ns.name, JANUS_ALLOWED_SERVICE_ACCOUNTS: 'deployer,outsider' };
+      const opts = { kubeconfig: clients.kubeconfigs.admin, env };
+
+      const ok = await janusCli(['plan', join(repo, 'ok', 'rotate')], opts);
+      expect(ok.stderr).toMatch(/\[0\] Update v1 Secret \S+\/web-credentials: would change/);
+      expect(ok.code).toBe(1);
+      const denied = await janusCli(['plan', join(repo, 'denied', 'rotate')], opts);
+      expect(denied.stderr).toMatch(/REFUSED[\s\S]*may not read Secret "\S+\/janus-sops-age"/);
+      expect(denied.code).toBe(2);
+      for (const output of [ok.stdout, ok.stderr, denied.stdout, denied.stderr])
+        expectNowhere(output, [planned]);
+
+      const valid = await janusCli(['validate', join(repo, 'ok', 'rotate')], opts);
+      expect(valid.code).toBe(0);
+      await writeFile(
+        join(repo, 'ok', 'rotate', '10-credentials.update.sops.yaml'),
+        encrypted.replace(/password: ENC\[[^\]]*\]/, 'password: in-clear'),
+      );
+      const invalid = await janusCli(['validate', join(repo, 'ok', 'rotate')], opts);
+      expect(invalid.stderr).toContain('stringData.password is not a sops value');
+      expect(invalid.code).not.toBe(0);
+      expect(await secretData()).toEqual({ password: 'before-plan' });
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
   });
 });
