@@ -44,6 +44,31 @@ const recorded = (repo: TestRepo, name: string, phase: string) => recordedPhase(
 const secretYaml = (password: string) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-credentials\ntype: Opaque\nstringData:\n  password: ${JSON.stringify(password)}\n`;
 
+/** The deployer, the target Secret holding `password`, and the namespace's age key (the team's). */
+async function setUp(password: string): Promise<void> {
+  await serviceAccount(clients.admin, ns.name, 'deployer', SECRETS);
+  await clients.admin.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'web-credentials', namespace: ns.name },
+    type: 'Opaque',
+    stringData: { password },
+  });
+  await clients.admin.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'janus-sops-age', namespace: ns.name },
+    stringData: { 'team.agekey': `# public key: ${team.recipient}\n${team.identity}\n` },
+  });
+}
+
+/** sops encrypt of the Secret with `password`, only its data and stringData encrypted. */
+const encryptedSecret = (password: string, recipient: string) =>
+  sopsEncrypt(secretYaml(password), {
+    recipients: [recipient],
+    flags: ['--encrypted-regex', '^(data|stringData)$'],
+  });
+
 async function secretData(): Promise<Record<string, string>> {
   const secret = await clients.admin.get<KubeObject & { data?: Record<string, string> }>({
     apiVersion: 'v1',
@@ -79,26 +104,10 @@ function expectNowhere(haystack: string, secrets: readonly string[]): void {
 
 describe('SOPS-encrypted change files', () => {
   it('commit a Secret rotation with the namespace age key, roll it back exactly, and write no plaintext', async () => {
-    await serviceAccount(clients.admin, ns.name, 'deployer', SECRETS);
     const before = `old-${randomBytes(8).toString('hex')}`;
     const rotated = `new-${randomBytes(8).toString('hex')}`;
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'web-credentials', namespace: ns.name },
-      type: 'Opaque',
-      stringData: { password: before },
-    });
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'janus-sops-age', namespace: ns.name },
-      stringData: { 'team.agekey': `# public key: ${team.recipient}\n${team.identity}\n` },
-    });
-    const encrypted = sopsEncrypt(secretYaml(rotated), {
-      recipients: [team.recipient],
-      flags: ['--encrypted-regex', '^(data|stringData)$'],
-    });
+    await setUp(before);
+    const encrypted = encryptedSecret(rotated, team.recipient);
     expect(encrypted).not.toContain(rotated);
 
     const repo = await createTestRepo(gitServer.server);
@@ -123,24 +132,9 @@ describe('SOPS-encrypted change files', () => {
   });
 
   it("refuses a file encrypted for another team's key, naming the file and not the value", async () => {
-    await serviceAccount(clients.admin, ns.name, 'deployer', SECRETS);
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'web-credentials', namespace: ns.name },
-      stringData: { password: 'unchanged' },
-    });
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'janus-sops-age', namespace: ns.name },
-      stringData: { 'team.agekey': team.identity },
-    });
+    await setUp('unchanged');
     const theirs = `theirs-${randomBytes(8).toString('hex')}`;
-    const encrypted = sopsEncrypt(secretYaml(theirs), {
-      recipients: [otherTeam.recipient],
-      flags: ['--encrypted-regex', '^(data|stringData)$'],
-    });
+    const encrypted = encryptedSecret(theirs, otherTeam.recipient);
     const repo = await createTestRepo(gitServer.server);
     const run = await janus.start({ repo: repo.url, namespace: ns.name });
     await repo.push(directory('steal', { changes: { '10-credentials.update.sops.yaml': encrypted } }));
@@ -152,28 +146,17 @@ describe('SOPS-encrypted change files', () => {
   });
 
   it('janus plan decrypts only as an identity that may read the key; janus validate checks offline', async () => {
-    const all = ['get', 'update'];
-    await serviceAccount(clients.admin, ns.name, 'deployer', SECRETS);
+    await setUp('before-plan');
     await serviceAccount(clients.admin, ns.name, 'outsider', [
-      { apiGroups: [''], resources: ['secrets'], verbs: all, resourceNames: ['web-credentials'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        verbs: ['get', 'update'],
+        resourceNames: ['web-credentials'],
+      },
     ]);
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'web-credentials', namespace: ns.name },
-      stringData: { password: 'before-plan' },
-    });
-    await clients.admin.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'janus-sops-age', namespace: ns.name },
-      stringData: { 'team.agekey': team.identity },
-    });
     const planned = `planned-${randomBytes(8).toString('hex')}`;
-    const encrypted = sopsEncrypt(secretYaml(planned), {
-      recipients: [team.recipient],
-      flags: ['--encrypted-regex', '^(data|stringData)$'],
-    });
+    const encrypted = encryptedSecret(planned, team.recipient);
     const repo = await mkdtemp(join(tmpdir(), 'janus-sops-plan-'));
     try {
       const header = (sa: string) =>
