@@ -39,7 +39,7 @@ function checkIdentity(file: string, item: ChangeItem, content: Record<string, u
     ['apiVersion', content.apiVersion, item.target.apiVersion],
     ['kind', content.kind, item.target.kind],
     ['metadata.name', meta.name, item.target.name],
-    ['metadata.namespace', meta.namespace, item.change.target.namespace],
+    ['metadata.namespace', meta.namespace, item.target.namespace],
   ];
   for (const [field, actual, expected] of fields) {
     if (actual !== undefined && actual !== expected) {
