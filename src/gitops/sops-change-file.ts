@@ -39,13 +39,15 @@ export function parseSopsChangeFile(
       `holds ${parsed.documents.length} YAML documents: a SOPS-encrypted change file holds exactly one`,
     );
   }
+  const r = new FieldReporter(file.path, document, false, out);
   try {
     checkSopsStructure(file.path, file.text);
   } catch (e) {
     if (!(e instanceof SopsError)) throw e;
-    return problem(e.message.slice(file.path.length + 2));
+    if (!e.field) return problem(e.reason);
+    r.report('invalid-sops', e.field, e.reason);
+    return [];
   }
-  const r = new FieldReporter(file.path, document, false, out);
   const manifest = r.mapping(document.value, []);
   if (!manifest) return [];
   const { sops: _metadata, ...rest } = manifest;

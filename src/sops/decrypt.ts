@@ -26,7 +26,7 @@ export async function decryptSops(
   const dataKey = await unwrapDataKey(file, metadata.age, identities);
   const hash = createHash('sha512');
   if (metadata.macOnlyEncrypted) hash.update(MAC_ONLY_ENCRYPTED_INIT);
-  const value = walkValues(d, (path, value, where) => {
+  const value = walkValues(d, (path, value) => {
     const encrypted = metadata.isEncrypted(path);
     let opened: OpenedValue;
     if (!encrypted) {
@@ -34,14 +34,13 @@ export async function decryptSops(
     } else if (value === '') {
       opened = { value: '', macBytes: undefined }; // sops leaves an empty string as it is
     } else {
-      if (typeof value !== 'string')
-        throw new SopsError(file, `${where} should be encrypted but is in clear`);
+      if (typeof value !== 'string') throw new SopsError(file, 'should be encrypted but is in clear', path);
       const parts = parseEncryptedValue(value);
-      if (typeof parts === 'string') throw new SopsError(file, `${where} ${parts}`);
+      if (typeof parts === 'string') throw new SopsError(file, parts, path);
       try {
         opened = openValue(parts, dataKey, `${path.join(':')}:`);
       } catch (e) {
-        throw new SopsError(file, `${where} ${(e as Error).message}`);
+        throw new SopsError(file, (e as Error).message, path);
       }
     }
     if (opened.macBytes && (encrypted || !metadata.macOnlyEncrypted)) hash.update(opened.macBytes);

@@ -16,7 +16,7 @@ export interface SopsDocument {
 }
 
 /** A leaf: its key path (sequence items add none, as in sops) and its scalar value. */
-export type LeafVisitor = (path: readonly string[], value: unknown, where: string) => unknown;
+export type LeafVisitor = (path: readonly string[], value: unknown) => unknown;
 
 export function readSopsDocument(file: string, text: string): SopsDocument {
   const docs = parseYamlNodes(text);
@@ -66,10 +66,10 @@ function walk(d: SopsDocument, node: unknown, path: string[], leaf: LeafVisitor)
   if (isSeq(resolved)) return resolved.items.map((item) => walk(d, item, path, leaf));
   if (isScalar(resolved)) {
     if (resolved.value === null || resolved.value === undefined) return null;
-    return leaf(path, resolved.value, path.join('.'));
+    return leaf(path, resolved.value);
   }
   if (resolved === null || resolved === undefined) return null;
-  throw new SopsError(d.file, `${path.join('.')} holds a YAML node Janus cannot read`);
+  throw new SopsError(d.file, 'holds a YAML node Janus cannot read', path);
 }
 
 function keyOf(file: string, key: unknown): string {

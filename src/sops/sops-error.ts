@@ -5,10 +5,16 @@
  */
 export class SopsError extends Error {
   readonly file: string;
+  /** What is wrong, without the file's name (nor the field's, when `field` is set). */
+  readonly reason: string;
+  /** The key path of the value at fault, when it is one value (a diagnostic points at its line). */
+  readonly field: readonly string[] | undefined;
 
-  constructor(file: string, reason: string) {
-    super(`${file}: ${reason}`);
+  constructor(file: string, reason: string, field?: readonly string[]) {
+    super(`${file}: ${field ? `${field.join('.')} ` : ''}${reason}`);
     this.name = 'SopsError';
     this.file = file;
+    this.reason = reason;
+    this.field = field;
   }
 }

@@ -18,15 +18,16 @@ export function checkSopsStructure(file: string, text: string): void {
     if (d.metadata.isEncrypted(path)) {
       throw new SopsError(
         file,
-        `${path.join('.')} is encrypted, so the target cannot be read before decryption: encrypt only the secret fields, e.g. sops encrypt --encrypted-regex '^(data|stringData)$'`,
+        `is encrypted, so the target cannot be read before decryption: encrypt only the secret fields, e.g. sops encrypt --encrypted-regex '^(data|stringData)$'`,
+        path,
       );
     }
   }
-  walkValues(d, (path, value, where) => {
+  walkValues(d, (path, value) => {
     if (!d.metadata.isEncrypted(path) || value === '') return value;
-    if (typeof value !== 'string') throw new SopsError(file, `${where} should be encrypted but is in clear`);
+    if (typeof value !== 'string') throw new SopsError(file, 'should be encrypted but is in clear', path);
     const parts = parseEncryptedValue(value);
-    if (typeof parts === 'string') throw new SopsError(file, `${where} ${parts}`);
+    if (typeof parts === 'string') throw new SopsError(file, parts, path);
     return value;
   });
 }

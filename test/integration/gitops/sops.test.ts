@@ -188,7 +188,9 @@ describe('SOPS-encrypted change files', () => {
         encrypted.replace(/password: ENC\[[^\]]*\]/, 'password: in-clear'),
       );
       const invalid = await janusCli(['validate', join(repo, 'ok', 'rotate')], opts);
-      expect(invalid.stderr).toContain('stringData.password is not a sops value');
+      expect(invalid.stderr).toMatch(
+        /10-credentials.update.sops.yaml:7:\d+: stringData.password: is not a sops value/,
+      );
       expect(invalid.code).not.toBe(0);
       expect(await secretData()).toEqual({ password: 'before-plan' });
     } finally {

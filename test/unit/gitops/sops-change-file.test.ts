@@ -52,14 +52,18 @@ describe('SOPS-encrypted change files', () => {
       '30-c.update.sops.yaml': encrypt(SECRET).replace(/password: ENC\[.*\]/, 'password: in-clear'),
       '40-d.update.sops.yaml': SECRET,
     });
-    const messages = diagnostics.map((d) => `${d.file.split('/').pop()} ${d.code}: ${d.message}`);
+    const messages = diagnostics.map(
+      (d) => `${d.file.split('/').pop()}:${d.line ?? '-'} ${d.code} ${d.field ?? '-'}: ${d.message}`,
+    );
     expect(messages).toEqual([
       expect.stringMatching(
-        /^10-a.patch.sops.yaml invalid-sops: a SOPS-encrypted change file is a Create or an Update/,
+        /^10-a.patch.sops.yaml:- invalid-sops -: a SOPS-encrypted change file is a Create or an Update/,
       ),
-      expect.stringMatching(/^20-b.update.sops.yaml invalid-sops: apiVersion is encrypted/),
-      expect.stringMatching(/^30-c.update.sops.yaml invalid-sops: stringData.password is not a sops value/),
-      expect.stringMatching(/^40-d.update.sops.yaml invalid-sops: has no sops metadata block/),
+      expect.stringMatching(
+        /^20-b.update.sops.yaml:1 invalid-sops apiVersion: is encrypted, so the target cannot be read/,
+      ),
+      expect.stringMatching(/^30-c.update.sops.yaml:6 invalid-sops stringData.password: is not a sops value/),
+      expect.stringMatching(/^40-d.update.sops.yaml:- invalid-sops -: has no sops metadata block/),
     ]);
     expect(messages.join('\n')).not.toContain('s3cret-value');
   });
