@@ -84,6 +84,47 @@ describe('decryptSops', () => {
     expect(await decryptSops('m.yaml', macOnly, [team.identity])).toEqual(parse(SECRET));
   });
 
+  it("verifies the MAC over values left in clear in YAML's other forms, as sops (yaml.v3) reads them", async () => {
+    const plain = [
+      'metadata:',
+      '  mode: 0644',
+      '  octal: 0o17',
+      '  hex: 0x1F',
+      '  enabled: true',
+      '  ratio: 1.50',
+      '  big: 1e3',
+      '  tiny: 1.5e-7',
+      '  infinite: .inf',
+      '  date: 2001-12-14',
+      '  nothing: ~',
+      '  folded: >',
+      '    two',
+      '    lines',
+      '  list: [a, 1, false, ~, {inner: x}]',
+      '  "1": one',
+      '  anchored: &a {k: v}',
+      '  aliased: *a',
+      'secret: hidden',
+      '',
+    ].join('\n');
+    const encrypted = sopsEncrypt(plain, {
+      recipients: [team.recipient],
+      flags: ['--encrypted-regex', '^secret$'],
+    });
+    const ours = await decryptSops('forms.yaml', encrypted, [team.identity]);
+    expect(ours).toEqual(parse(sopsDecrypt(encrypted, team.identity)));
+    // sops itself reads an unquoted date as a timestamp and writes it back as RFC 3339.
+    expect(ours).toMatchObject({
+      secret: 'hidden',
+      metadata: {
+        mode: 420,
+        ratio: 1.5,
+        date: '2001-12-14T00:00:00Z',
+        list: ['a', 1, false, null, { inner: 'x' }],
+      },
+    });
+  });
+
   it('opens a file encrypted for several recipients with any one of their keys', async () => {
     const encrypted = sopsEncrypt(SECRET, {
       recipients: [other.recipient, team.recipient],
