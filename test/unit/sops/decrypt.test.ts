@@ -148,6 +148,11 @@ describe('decryptSops', () => {
     expect((await refusal(decryptSops('t.yaml', tampered, [team.identity]))).message).toMatch(
       /MAC does not match/,
     );
+    const redated = encrypted.replace(/lastmodified: "[^"]+"/, 'lastmodified: "2001-01-01T00:00:00Z"');
+    expect(redated).not.toBe(encrypted);
+    expect((await refusal(decryptSops('t.yaml', redated, [team.identity]))).message).toMatch(
+      /MAC does not decrypt/,
+    );
   });
 
   it('refuses an encrypted value removed, or moved to another key', async () => {
