@@ -4,7 +4,10 @@ module janus.invalid/kube-testenv/sops
 
 go 1.26.7
 
-require github.com/getsops/sops/v3 v3.13.3
+require (
+	filippo.io/age v1.3.1
+	github.com/getsops/sops/v3 v3.13.3
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect
@@ -17,7 +20,6 @@ require (
 	cloud.google.com/go/longrunning v1.2.0 // indirect
 	cloud.google.com/go/monitoring v1.30.0 // indirect
 	cloud.google.com/go/storage v1.63.1 // indirect
-	filippo.io/age v1.3.1 // indirect
 	filippo.io/edwards25519 v1.2.0 // indirect
 	filippo.io/hpke v0.4.0 // indirect
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.22.0 // indirect
