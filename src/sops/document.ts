@@ -48,18 +48,21 @@ export function readSopsDocument(file: string, text: string): SopsDocument {
  */
 export function walkValues(d: SopsDocument, leaf: LeafVisitor): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { key, value } of d.pairs) out[key] = walk(d, value, [key], leaf);
+  for (const { key, value } of d.pairs) setOwn(out, key, walk(d, value, [key], leaf));
   return out;
 }
 
-function walk(d: SopsDocument, node: unknown, path: string[], leaf: LeafVisitor): unknown {
+/** The file (for errors) and the document (for aliases) a walk is in. */
+type Where = Pick<SopsDocument, 'file' | 'doc'>;
+
+function walk(d: Where, node: unknown, path: string[], leaf: LeafVisitor): unknown {
   const resolved = isAlias(node) ? node.resolve(d.doc) : node;
   if (isMap(resolved)) {
     const out: Record<string, unknown> = {};
     for (const pair of resolved.items) {
       if (!isPair(pair)) continue;
       const key = keyOf(d.file, pair.key);
-      out[key] = walk(d, pair.value, [...path, key], leaf);
+      setOwn(out, key, walk(d, pair.value, [...path, key], leaf));
     }
     return out;
   }
@@ -84,6 +87,10 @@ function keyOf(file: string, key: unknown): string {
 
 /** A node as a plain value (the metadata block: small, and read as it is). */
 function plain(file: string, doc: Document.Parsed, node: unknown): unknown {
-  const d: SopsDocument = { file, doc, pairs: [], metadata: undefined as never };
-  return walk(d, node, [], (_path, value) => value);
+  return walk({ file, doc }, node, [], (_path, value) => value);
+}
+
+/** A key of the file as an own property, even `__proto__` (an assignment would set the prototype). */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -125,6 +125,16 @@ describe('decryptSops', () => {
     });
   });
 
+  it('keeps a key named __proto__ as data, never as the prototype', async () => {
+    const encrypted = sopsEncrypt('data:\n  __proto__:\n    polluted: yes\n', {
+      recipients: [team.recipient],
+    });
+    const ours = await decryptSops('p.yaml', encrypted, [team.identity]);
+    const data = ours.data as Record<string, unknown>;
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(data, '__proto__')?.value).toEqual({ polluted: 'yes' });
+  });
+
   it('opens a file encrypted for several recipients with any one of their keys', async () => {
     const encrypted = sopsEncrypt(SECRET, {
       recipients: [other.recipient, team.recipient],
