@@ -13,6 +13,11 @@ export interface ChangeContext {
   txn: Transaction;
   /** Target reads and writes go through this client. */
   objects: Objects;
+  /**
+   * The age identities for SOPS-encrypted changes, when the caller has them (`janus plan` with a
+   * local key file); otherwise they are read through `objects` (changes/age-keys.ts).
+   */
+  ageIdentities?: readonly string[];
 }
 
 export interface ChangeItem {

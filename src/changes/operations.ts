@@ -11,6 +11,7 @@ import type { KubeObject } from '../kube/resources.ts';
 import { describeTarget } from '../saga/targets.ts';
 import { type ChangeContext, type ChangeItem, describeFailure, refOf } from './change-context.ts';
 import { type CommitResult, type Committed, committed, gone, type UndoResult } from './results.ts';
+import { isDecryptionRefusal } from './sops-content.ts';
 import { strategyOf } from './strategy.ts';
 import { contentFingerprint } from './undo-rules.ts';
 
@@ -28,6 +29,7 @@ export async function commit(
       if (ours !== undefined) return ours;
       return { kind: 'conflict', message: conflictMessage(item, e) };
     }
+    if (isDecryptionRefusal(e)) return { kind: 'failed', message: describeFailure(item, 'decryption', e) };
     if (isTransient(e)) throw e;
     return { kind: 'failed', message: describeFailure(item, item.change.type.toLowerCase(), e) };
   }

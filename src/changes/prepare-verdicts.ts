@@ -8,6 +8,7 @@ import { isAlreadyExists, isNotFound, isTransient } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/resources.ts';
 import { describeTarget } from '../saga/targets.ts';
 import { type ChangeContext, type ChangeItem, describeFailure, refOf } from './change-context.ts';
+import { isDecryptionRefusal } from './sops-content.ts';
 import { strategyOf } from './strategy.ts';
 
 export interface ChangeRefusal {
@@ -38,6 +39,8 @@ export async function dryRunVerdict(
   try {
     return { planned: await strategy.dryRun(ctx, item) };
   } catch (e) {
+    if (isDecryptionRefusal(e))
+      return { reason: 'DryRunFailed', message: describeFailure(item, 'decryption', e) };
     if (isTransient(e)) throw e;
     if (isNotFound(e) && strategy.existence === 'either') return { planned: undefined }; // already gone
     if (isNotFound(e) && strategy.existence === 'present') return targetNotFound(item);

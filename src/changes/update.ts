@@ -2,7 +2,7 @@
 import { isConflict, isInvalid } from '../kube/errors.ts';
 import { committedFieldManager, fieldManager } from '../saga/targets.ts';
 import { refOf } from './change-context.ts';
-import { desiredObject } from './desired.ts';
+import { desiredToSend } from './desired.ts';
 import { committed } from './results.ts';
 import { carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
 import type { ChangeStrategy } from './strategy.ts';
@@ -25,7 +25,7 @@ export const updateStrategy: ChangeStrategy = {
   async dryRun(ctx, item) {
     const options = { dryRun: true, fieldManager: fieldManager(ctx.txn) };
     try {
-      return await ctx.objects.replace(desiredObject(ctx.txn, item), options);
+      return await ctx.objects.replace(await desiredToSend(ctx, item), options);
     } catch (e) {
       if (!needsResourceVersion(e)) throw e;
     }
@@ -33,7 +33,7 @@ export const updateStrategy: ChangeStrategy = {
       const current = await ctx.objects.get(refOf(item));
       try {
         return await ctx.objects.replace(
-          desiredObject(ctx.txn, item, current.metadata.resourceVersion),
+          await desiredToSend(ctx, item, current.metadata.resourceVersion),
           options,
         );
       } catch (e) {
@@ -42,7 +42,7 @@ export const updateStrategy: ChangeStrategy = {
     }
   },
   async commit(ctx, item, resourceVersion) {
-    const replaced = await ctx.objects.replace(desiredObject(ctx.txn, item, resourceVersion), {
+    const replaced = await ctx.objects.replace(await desiredToSend(ctx, item, resourceVersion), {
       fieldManager: committedFieldManager(ctx.txn),
     });
     return committed(replaced, false);

@@ -54,7 +54,7 @@ export function compactForCache(txn: Transaction): Transaction {
   const finished = compactIfFinished(txn);
   if (finished !== txn) return finished;
   if (contentBytes(txn) <= MAX_CACHED_CONTENT_BYTES) return txn;
-  const changes = txn.spec.changes.map(({ content: _content, ...change }) => change);
+  const changes = txn.spec.changes.map(({ content: _content, sopsContent: _sops, ...change }) => change);
   const slim: Transaction = { ...txn, spec: { ...txn.spec, changes } };
   slimmed.add(slim);
   return slim;
@@ -69,6 +69,7 @@ function contentBytes(txn: Transaction): number {
   let bytes = 0;
   for (const change of txn.spec.changes) {
     if (change.content !== undefined) bytes += JSON.stringify(change.content).length;
+    if (change.sopsContent !== undefined) bytes += change.sopsContent.length;
     if (bytes > MAX_CACHED_CONTENT_BYTES) break;
   }
   return bytes;

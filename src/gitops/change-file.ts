@@ -1,14 +1,17 @@
 /**
  * Change files: `<order>-<name>.<type>.yaml`, each YAML document one change of that type whose
- * manifest names the target. For Delete the manifest only identifies the target.
+ * manifest names the target. For Delete the manifest only identifies the target. A file named
+ * `….sops.yaml` or carrying sops metadata is SOPS-encrypted (sops-change-file.ts).
  */
 import type { ChangeType } from '../api/v1alpha1/index.ts';
+import { hasSopsMetadata } from '../sops/structure.ts';
 import type { Diagnostic } from '../yaml/diagnostic.ts';
-import { parseYamlFile } from '../yaml/yaml-file.ts';
+import { type ParsedYaml, parseYamlFile } from '../yaml/yaml-file.ts';
 import { checkContent } from './change-fields.ts';
 import { FieldReporter } from './fields.ts';
 import type { LoadedFile } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
+import { parseSopsChangeFile } from './sops-change-file.ts';
 import { checkTarget, MANIFEST_TARGET_PATHS } from './target.ts';
 
 export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnostic[]): LocatedChange[] {
@@ -20,6 +23,9 @@ export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnos
       file: file.path,
       message: 'the file holds no YAML document, so no change',
     });
+  }
+  if (isSopsFile(file, parsed)) {
+    return parseSopsChangeFile(file, type, parsed, out);
   }
   const changes: LocatedChange[] = [];
   for (const document of parsed.documents) {
@@ -53,6 +59,13 @@ export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnos
     });
   }
   return changes;
+}
+
+/** Named `….sops.yaml`, or carrying sops metadata whatever its name: never read as a plain manifest. */
+function isSopsFile(file: LoadedFile, parsed: ParsedYaml): boolean {
+  return (
+    (file.role.role === 'change' && file.role.sops) || parsed.documents.some((d) => hasSopsMetadata(d.value))
+  );
 }
 
 function isList(manifest: Record<string, unknown>): boolean {

@@ -7,10 +7,11 @@ export const ROLLBACK_FILE = 'ROLLBACK';
 export type FileRole =
   | { role: 'transaction' }
   | { role: 'rollback' }
-  | { role: 'change'; type: ChangeType }
+  /** `sops`: named `<order>-<name>.<type>.sops.yaml`, a SOPS-encrypted manifest. */
+  | { role: 'change'; type: ChangeType; sops: boolean }
   | { role: 'unknown'; hint: string };
 
-const CHANGE_FILE = /^(.+)\.(create|update|patch|delete)\.yaml$/;
+const CHANGE_FILE = /^(.+)\.(create|update|patch|delete)(\.sops)?\.yaml$/;
 const CHANGE_TYPE: Record<string, ChangeType> = {
   create: 'Create',
   update: 'Update',
@@ -19,14 +20,14 @@ const CHANGE_TYPE: Record<string, ChangeType> = {
 };
 const NAMING_RULE =
   'files in a transaction directory are transaction.yaml, ROLLBACK, and change files named ' +
-  '<order>-<name>.<create|update|patch|delete>.yaml, e.g. 10-config.patch.yaml';
+  '<order>-<name>.<create|update|patch|delete>.yaml, e.g. 10-config.patch.yaml (.sops.yaml when SOPS-encrypted)';
 
 export function classifyFile(name: string): FileRole {
   if (name === TRANSACTION_FILE) return { role: 'transaction' };
   if (name === ROLLBACK_FILE) return { role: 'rollback' };
   const match = CHANGE_FILE.exec(name);
   const type = match?.[2] === undefined ? undefined : CHANGE_TYPE[match[2]];
-  if (type) return { role: 'change', type };
+  if (type) return { role: 'change', type, sops: match?.[3] !== undefined };
   return { role: 'unknown', hint: hintFor(name) };
 }
 

@@ -29,7 +29,9 @@ export type DiagnosticCode =
   | 'directory-too-large'
   | 'unreadable-file'
   /** --verify-signatures: a commit that changed the directory is not signed by an allowed signer. */
-  | 'commit-signature';
+  | 'commit-signature'
+  /** A SOPS-encrypted change file Janus cannot use (docs/operations.md, Encrypted Secrets). */
+  | 'invalid-sops';
 
 export interface Diagnostic {
   code: DiagnosticCode;

@@ -154,6 +154,39 @@ function composeDocuments(text: string, lineCounter: LineCounter): Document.Pars
 }
 
 /**
+ * The node trees of `text`'s documents, checked against YAML_LIMITS like parseYamlFile's, for a
+ * reader that needs what plain values lose: the order of every mapping's keys as written (a
+ * JavaScript object puts integer-like keys first). A string saying what is wrong when the text is
+ * not valid YAML or breaks a limit.
+ */
+export function parseYamlNodes(text: string): Document.Parsed[] | string {
+  const lineCounter = new LineCounter();
+  let docs: Document.Parsed[];
+  try {
+    docs = composeDocuments(text, lineCounter);
+  } catch (error) {
+    if (!(error instanceof YamlLimitError)) throw error;
+    return `line ${lineCounter.linePos(error.offset).line}: ${error.message}`;
+  }
+  const budget: FileBudget = { anchors: 0, aliases: 0, expansion: 0, duplicates: 0 };
+  for (const doc of docs) {
+    const error = doc.errors[0];
+    if (error) return `line ${lineCounter.linePos(error.pos[0]).line}: YAML syntax error: ${error.message}`;
+    const duplicates: number[] = [];
+    try {
+      checkNodes(doc, budget, duplicates);
+    } catch (e) {
+      if (!(e instanceof YamlLimitError)) throw e;
+      return `line ${lineCounter.linePos(e.offset).line}: ${e.message}`;
+    }
+    const duplicate = duplicates[0];
+    if (duplicate !== undefined)
+      return `line ${lineCounter.linePos(duplicate).line}: map keys must be unique`;
+  }
+  return docs;
+}
+
+/**
  * The first document of `text` as a plain value, read within YAML_LIMITS; undefined when the text
  * is not valid YAML or breaks a limit. For files that only Janus writes (results), where a
  * diagnostic has nowhere to go but a bomb must still not stall the poller.

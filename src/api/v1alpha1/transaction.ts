@@ -44,6 +44,11 @@ export const DEFAULT_TIMEOUT = '30m';
 
 export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
+/**
+ * The largest SOPS-encrypted change (change.sopsContent), in characters: 1 MiB, within etcd's
+ * ~1.5 MiB for the whole Transaction.
+ */
+export const MAX_SOPS_CONTENT_BYTES = 1024 * 1024;
 
 export const PHASES = [
   'Pending',
@@ -137,15 +142,26 @@ const change = object(
       description:
         'The manifest to create, the full object to replace the target with, or the fields to server-side apply. Forbidden for Delete.',
     }),
+    sopsContent: string({
+      description:
+        "Instead of content, for Create and Update: the manifest as a SOPS-encrypted document (YAML or JSON, exactly as in Git), decrypted only when the change is dry-run or applied, with the age keys of the Secret janus-sops-age in the Transaction's namespace, read as its ServiceAccount.",
+      minLength: 1,
+      maxLength: MAX_SOPS_CONTENT_BYTES,
+    }),
   },
   {
     required: ['target', 'type'],
     validations: [
       {
-        rule: "self.type == 'Delete' ? !has(self.content) : has(self.content)",
+        rule: "self.type == 'Delete' ? !has(self.content) : (has(self.content) || has(self.sopsContent))",
         messageExpression:
           "self.type == 'Delete' ? 'content is forbidden for a Delete change' : 'content is required for a ' + self.type + ' change'",
         fieldPath: '.content',
+      },
+      {
+        rule: "!has(self.sopsContent) || ((self.type == 'Create' || self.type == 'Update') && !has(self.content))",
+        message: 'sopsContent is for a Create or Update change, instead of content',
+        fieldPath: '.sopsContent',
       },
     ],
   },

@@ -196,6 +196,45 @@ describe('the Transaction CRD', () => {
     );
     expect(missingContent.message).toContain('content is required for a Update change');
 
+    const sopsPatch = await rejection(
+      clients.admin.create(
+        txn({
+          serviceAccountName: 'sa',
+          changes: [
+            { target: { apiVersion: 'v1', kind: 'Secret', name: 'a' }, type: 'Patch', sopsContent: 'x' },
+          ],
+        }),
+      ),
+    );
+    expect(sopsPatch.message).toContain('spec.changes[0].sopsContent');
+    expect(sopsPatch.message).toContain('sopsContent is for a Create or Update change, instead of content');
+    const sopsAndContent = await rejection(
+      clients.admin.create(
+        txn({
+          serviceAccountName: 'sa',
+          changes: [{ ...patchChange('a'), type: 'Update', sopsContent: 'x' }],
+        }),
+      ),
+    );
+    expect(sopsAndContent.message).toContain(
+      'sopsContent is for a Create or Update change, instead of content',
+    );
+    const sopsUpdate = await clients.admin.create(
+      txn({
+        serviceAccountName: 'sa',
+        changes: [
+          { target: { apiVersion: 'v1', kind: 'Secret', name: 'a' }, type: 'Update', sopsContent: 'x' },
+        ],
+      }),
+    );
+    expect(sopsUpdate.spec).toMatchObject({ changes: [{ sopsContent: 'x' }] });
+    await clients.admin.delete({
+      apiVersion: 'tx.janus.io/v1alpha1',
+      kind: 'Transaction',
+      namespace: sopsUpdate.metadata.namespace ?? '',
+      name: sopsUpdate.metadata.name,
+    });
+
     const duplicate = await rejection(
       clients.admin.create(txn({ serviceAccountName: 'sa', changes: [patchChange('a'), patchChange('a')] })),
     );

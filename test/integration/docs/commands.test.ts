@@ -18,9 +18,11 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type Change, FINALIZER, LABEL_TRANSACTION_UID } from '../../../src/api/v1alpha1/index.ts';
+import { readAgeKeys } from '../../../src/changes/age-keys.ts';
 import { applyManifests } from '../../../src/cli/demo/manifests.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
+import { decryptSops } from '../../../src/sops/decrypt.ts';
 import { failAtCommit } from '../../support/admission.ts';
 import { type DocCommand, docCommands } from '../../support/doc-commands.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -40,6 +42,7 @@ import {
   txnRef,
   waitForPhase,
 } from '../../support/saga.ts';
+import { sopsBinaries } from '../../support/sops.ts';
 
 const clients = useClients();
 const kube = inject('kube');
@@ -63,7 +66,8 @@ type Scenario =
   | 'readyz'
   | 'webhook'
   | 'results-branch'
-  | 'signed-commits';
+  | 'signed-commits'
+  | 'sops-setup';
 
 /** Matched against a command's one-line text, first match wins; `file` narrows a rule to one document. */
 type Decision = { file?: string; command: RegExp } & (
@@ -191,6 +195,12 @@ const DECISIONS: Decision[] = [
     file: 'docs/operations.md',
     command: /^kubectl -n janus-system create configmap janus-allowed-signers /,
     run: 'signed-commits',
+  },
+  {
+    file: 'docs/operations.md',
+    command:
+      /^(age-keygen -o shop\.agekey|kubectl create (secret generic|role|rolebinding) janus-sops-age|cat > \.sops\.yaml|sops encrypt --in-place )/,
+    run: 'sops-setup',
   },
 ];
 
@@ -936,6 +946,55 @@ it('README and operations.md "Signed commits": a signer sets git up, the allowed
       .delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'janus-system', name: configMap })
       .catch(() => {});
   }
+});
+
+describe('SOPS-encrypted Secrets, set up as docs/operations.md says', () => {
+  it('"Encrypted Secrets": the key, its Secret and Role, a .sops.yaml and sops encrypt make a file Janus decrypts as the ServiceAccount', async () => {
+    const ns = await plainNamespace('docs-sops');
+    const repo = await mkdtemp(join(scratch, 'sops-'));
+    try {
+      await serviceAccount(clients.admin, ns, 'deployer', []);
+      const file = 'transactions/rotate-web/10-web-credentials.update.sops.yaml';
+      await mkdir(join(repo, dirname(file)), { recursive: true });
+      const plain = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-credentials\nstringData:\n  password: from-the-docs\n`;
+      await writeFile(join(repo, file), plain);
+      const env = {
+        PATH: [sopsBinaries(), tools, dirname(process.execPath), process.env.PATH ?? ''].join(':'),
+      };
+      const [keygen, ...rest] = commandsFor('sops-setup');
+      if (!keygen) throw new Error('no age-keygen command');
+      expectExits(await runCommands([keygen], { cwd: repo, env, replace: [[/\bshop\b/g, ns]] }));
+      const keyFile = await readFile(join(repo, `${ns}.agekey`), 'utf8');
+      const recipient = /^# public key: (age1\S+)$/m.exec(keyFile)?.[1] ?? '';
+      const ran = await runCommands(rest, {
+        cwd: repo,
+        env,
+        replace: [
+          [/\bshop\b/g, ns],
+          ['age1…', recipient],
+        ],
+      });
+      expectExits(ran);
+      expect(ran.map((r) => r.command.text.split(' ').slice(0, 3).join(' '))).toEqual([
+        'kubectl create secret',
+        'kubectl create role',
+        'kubectl create rolebinding',
+        'cat > .sops.yaml',
+        'sops encrypt --in-place',
+      ]);
+      const encrypted = await readFile(join(repo, file), 'utf8');
+      expect(encrypted).not.toContain('from-the-docs');
+      expect(encrypted).toContain('name: web-credentials');
+      // What the controller does: the keys read as the ServiceAccount the Role lets read them.
+      const asDeployer = clients.admin.as(`system:serviceaccount:${ns}:deployer`);
+      const keys = await readAgeKeys(asDeployer, ns);
+      expect(await decryptSops(file, encrypted, keys)).toMatchObject({
+        stringData: { password: 'from-the-docs' },
+      });
+    } finally {
+      await deleteNamespace(ns);
+    }
+  });
 });
 
 it('ran every documented command that is not skipped', () => {

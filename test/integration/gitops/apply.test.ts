@@ -11,11 +11,18 @@ import {
   ANNOTATION_SOURCE_SEQUENCE,
 } from '../../../src/api/v1alpha1/index.ts';
 import { failAtCommit } from '../../support/admission.ts';
-import { eventually } from '../../support/eventually.ts';
 import { ScratchWorkTree } from '../../support/git-server.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, data, serviceAccount, waitForPhase } from '../../support/saga.ts';
-import { configMapYaml, createTestRepo, directory, morePolls, useGitServer, useJanus } from './harness.ts';
+import {
+  configMapYaml,
+  createTestRepo,
+  directory,
+  morePolls,
+  recordedPhase,
+  useGitServer,
+  useJanus,
+} from './harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'gitops');
@@ -23,17 +30,8 @@ const git = useGitServer();
 const janus = useJanus(clients);
 
 /** Waits until results/<ns>/<name>.yaml records `phase`. */
-async function recorded(repo: Awaited<ReturnType<typeof createTestRepo>>, name: string, phase: string) {
-  return eventually(
-    async () => {
-      const result = await repo.result(ns.name, name);
-      if (result?.phase !== phase)
-        throw new Error(`result of ${name} is ${String(result?.phase)}, want ${phase}`);
-      return result;
-    },
-    { timeoutMs: 90_000 },
-  );
-}
+const recorded = (repo: Awaited<ReturnType<typeof createTestRepo>>, name: string, phase: string) =>
+  recordedPhase(repo, ns.name, name, phase);
 
 describe('janus run', () => {
   it('applies a merged pull request, not an open one, and records the outcome on the results branch', async () => {

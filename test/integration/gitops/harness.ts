@@ -139,3 +139,21 @@ export async function morePolls(janus: JanusRunProcess, count = 2): Promise<void
     if (now < start + count) throw new Error(`${now - start}/${count} polls so far`);
   });
 }
+
+/** Waits until results/<namespace>/<name>.yaml records `phase`; returns the record. */
+export async function recordedPhase(
+  repo: TestRepo,
+  namespace: string,
+  name: string,
+  phase: string,
+): Promise<Record<string, unknown>> {
+  return eventually(
+    async () => {
+      const result = await repo.result(namespace, name);
+      if (result?.phase !== phase)
+        throw new Error(`result of ${name} is ${String(result?.phase)}, want ${phase}`);
+      return result;
+    },
+    { timeoutMs: 90_000 },
+  );
+}

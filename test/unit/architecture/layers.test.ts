@@ -25,6 +25,7 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
     health: 'the kstatus health rules per kind (pure)',
     webhook: 'Git push webhooks: signature, providers, which delivery triggers a poll',
     analysis: 'metric analysis: checks measured (Prometheus, HTTP), their verdict, templates',
+    sops: 'SOPS-encrypted documents: structure, age data key, values decrypted, MAC verified',
   },
   {
     server: 'the operations server: health checks, metrics endpoint, webhook endpoint',

@@ -36,10 +36,11 @@ describe('file names', () => {
   it('classifies the files of a transaction directory', () => {
     expect(classifyFile('transaction.yaml')).toEqual({ role: 'transaction' });
     expect(classifyFile('ROLLBACK')).toEqual({ role: 'rollback' });
-    expect(classifyFile('10-config.patch.yaml')).toEqual({ role: 'change', type: 'Patch' });
-    expect(classifyFile('old.key.delete.yaml')).toEqual({ role: 'change', type: 'Delete' });
-    expect(classifyFile('a.create.yaml')).toEqual({ role: 'change', type: 'Create' });
-    expect(classifyFile('10-x.update.yaml')).toEqual({ role: 'change', type: 'Update' });
+    expect(classifyFile('10-config.patch.yaml')).toEqual({ role: 'change', type: 'Patch', sops: false });
+    expect(classifyFile('old.key.delete.yaml')).toEqual({ role: 'change', type: 'Delete', sops: false });
+    expect(classifyFile('a.create.yaml')).toEqual({ role: 'change', type: 'Create', sops: false });
+    expect(classifyFile('10-x.update.yaml')).toEqual({ role: 'change', type: 'Update', sops: false });
+    expect(classifyFile('10-creds.update.sops.yaml')).toEqual({ role: 'change', type: 'Update', sops: true });
   });
 
   it('explains what an unknown name should be', () => {

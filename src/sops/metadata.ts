@@ -1,0 +1,103 @@
+/**
+ * The `sops:` block of an encrypted file (sops's stores/metadata.go as its YAML and JSON stores
+ * write it): the data key wrapped for each age recipient, the MAC and its timestamp, and the rule
+ * that says which values are encrypted. What Janus cannot honour is refused by name.
+ */
+import { parseEncryptedValue } from './enc-value.ts';
+import { SopsError } from './sops-error.ts';
+
+export interface AgeStanza {
+  recipient: string;
+  /** The data key, age-encrypted to `recipient`, ASCII-armored. */
+  enc: string;
+}
+
+export interface SopsMetadata {
+  age: AgeStanza[];
+  /** The MAC, encrypted with the data key and `lastModified` as additional data. */
+  mac: string;
+  lastModified: string;
+  macOnlyEncrypted: boolean;
+  /** Whether the value at this key path is encrypted (sops's shouldBeEncrypted). */
+  isEncrypted(path: readonly string[]): boolean;
+}
+
+/** Master keys sops supports that Janus does not: a file for these alone cannot be opened. */
+const OTHER_KEY_TYPES = ['pgp', 'kms', 'gcp_kms', 'azure_kv', 'hc_vault', 'hckms'] as const;
+
+export function readMetadata(file: string, raw: unknown): SopsMetadata {
+  const refuse = (reason: string): never => {
+    throw new SopsError(file, reason);
+  };
+  if (!isRecord(raw)) return refuse('the sops metadata block is not a mapping');
+  if (raw.key_groups !== undefined || raw.shamir_threshold !== undefined) {
+    refuse(
+      'the data key is split across key_groups (Shamir): Janus opens files encrypted for age recipients directly, without key groups',
+    );
+  }
+  for (const option of ['encrypted_comment_regex', 'unencrypted_comment_regex']) {
+    if (raw[option] !== undefined)
+      refuse(
+        `sops's ${option} is not supported (it selects values by YAML comments): use encrypted_regex or unencrypted_suffix`,
+      );
+  }
+  const age = Array.isArray(raw.age) ? raw.age : [];
+  const stanzas = age.map((entry, i): AgeStanza => {
+    if (!isRecord(entry) || typeof entry.recipient !== 'string' || typeof entry.enc !== 'string') {
+      return refuse(`sops.age[${i}] needs a recipient and an enc`);
+    }
+    return { recipient: entry.recipient, enc: entry.enc };
+  });
+  if (stanzas.length === 0) {
+    const others = OTHER_KEY_TYPES.filter((k) => Array.isArray(raw[k]) && raw[k].length > 0);
+    refuse(
+      others.length > 0
+        ? `it is encrypted for ${others.join(', ')} only: Janus decrypts with age keys (add an age recipient with sops updatekeys)`
+        : 'the sops metadata has no age recipient',
+    );
+  }
+  const mac = typeof raw.mac === 'string' ? raw.mac : refuse('the sops metadata has no mac');
+  const macValue = parseEncryptedValue(mac);
+  if (typeof macValue === 'string') refuse(`sops.mac ${macValue}`);
+  const lastModified =
+    typeof raw.lastmodified === 'string' ? raw.lastmodified : refuse('the sops metadata has no lastmodified');
+  const macOnlyEncrypted = raw.mac_only_encrypted === true;
+  return { age: stanzas, mac, lastModified, macOnlyEncrypted, isEncrypted: selection(raw, refuse) };
+}
+
+/** sops's shouldBeEncrypted, for the options it reads from the metadata (each optional). */
+function selection(
+  raw: Record<string, unknown>,
+  refuse: (reason: string) => never,
+): (path: readonly string[]) => boolean {
+  const text = (key: string): string | undefined => {
+    const v = raw[key];
+    if (v === undefined || v === '') return undefined;
+    return typeof v === 'string' ? v : refuse(`sops.${key} is not a string`);
+  };
+  const regex = (key: string): RegExp | undefined => {
+    const source = text(key);
+    if (source === undefined) return undefined;
+    try {
+      return new RegExp(source, 'u');
+    } catch {
+      return refuse(`sops.${key} ${JSON.stringify(source)} is not a regular expression Janus can read`);
+    }
+  };
+  const unencryptedSuffix = text('unencrypted_suffix');
+  const encryptedSuffix = text('encrypted_suffix');
+  const unencryptedRegex = regex('unencrypted_regex');
+  const encryptedRegex = regex('encrypted_regex');
+  return (path) => {
+    let encrypted = true;
+    if (unencryptedSuffix !== undefined && path.some((k) => k.endsWith(unencryptedSuffix))) encrypted = false;
+    if (encryptedSuffix !== undefined) encrypted = path.some((k) => k.endsWith(encryptedSuffix));
+    if (unencryptedRegex !== undefined && path.some((k) => unencryptedRegex.test(k))) encrypted = false;
+    if (encryptedRegex !== undefined) encrypted = path.some((k) => encryptedRegex.test(k));
+    return encrypted;
+  };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
