@@ -4,6 +4,7 @@
  * reverse. Everything here runs only while this replica leads.
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import { type CommitStatusSettings, startCommitStatuses } from '../commit-status/term.ts';
 import type { GitRepository } from '../git/repository.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
@@ -50,6 +51,8 @@ export interface GitSideOptions {
   context: ResultContext;
   metrics: Metrics;
   log: Logger;
+  /** Statuses on the source commits; off when undefined. */
+  commitStatus?: CommitStatusSettings | undefined;
 }
 
 export interface GitSide {
@@ -72,6 +75,11 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     branch: o.resultsBranch,
     logger: o.log.child({ component: 'results' }),
   });
+  const statuses = startCommitStatuses(o.commitStatus, {
+    userAgent: `janus/${o.context.controllerVersion}`,
+    log: o.log.child({ component: 'commit-status' }),
+    onResult: o.metrics.commitStatus,
+  });
   const reporter = new ResultsReporter({
     client: o.client,
     repository: o.repository.display,
@@ -82,6 +90,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     instance: o.instance,
     log: o.log.child({ component: 'reporter' }),
     onPending: o.metrics.setPendingResults,
+    listeners: statuses.listeners,
   });
   reporter.start();
   const source = {
@@ -101,7 +110,17 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     initial: o.initial,
     cluster: new KubeTransactionApi(objects, o.instance),
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
-    results: writer,
+    results: {
+      branch: writer.branch,
+      get pending() {
+        return writer.pending;
+      },
+      write: async (record) => {
+        await writer.write(record);
+        statuses.resultWritten(record);
+      },
+      flush: () => writer.flush(),
+    },
     recordMaterialized: (txn) => reporter.recordMaterialized(txn),
     sequenceFloor: () => reporter.nextSequenceFloor(),
     context: o.context,
@@ -163,6 +182,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
       await poller.stop();
       await control.stop();
       await reporter.stop();
+      await statuses.stop();
       await writer.close();
     },
   };

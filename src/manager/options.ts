@@ -2,6 +2,7 @@
  * What the manager runs, decided before anything starts: `janus controller` and `janus run` map
  * their flags to these options, and every value here has already been checked.
  */
+import type { CommitStatusSettings } from '../commit-status/term.ts';
 import type { SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { PollBudget } from '../gitops/poll-budget.ts';
@@ -74,6 +75,8 @@ export interface GitOptions {
   insecureHttp: boolean;
   /** POST /webhook triggers a poll; undefined: no webhook. */
   webhook: WebhookOptions | undefined;
+  /** Statuses on the source commits (src/commit-status/); undefined: off. */
+  commitStatus?: CommitStatusSettings | undefined;
 }
 
 export interface WebhookOptions {
