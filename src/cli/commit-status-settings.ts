@@ -45,6 +45,7 @@ export function commitStatusSettings(
     'commit-status-provider': string | undefined;
     'commit-status-api-url': string | undefined;
     'commit-status-target-url': string | undefined;
+    'allow-insecure-http': boolean;
   },
   env: NodeJS.ProcessEnv = process.env,
 ): CommitStatusSettings | undefined {
@@ -73,6 +74,11 @@ export function commitStatusSettings(
   }
   const forge = resolveForge(values.repo, { kind: kind as ForgeKind | undefined, apiBase });
   if ('error' in forge) throw new UsageError(`commit statuses: ${forge.error}`);
+  if (/^http:\/\//i.test(forge.apiBase) && !values['allow-insecure-http']) {
+    throw new UsageError(
+      `commit statuses: the forge API ${forge.apiBase} is plain http:// and the token would cross the network in clear text. Use https://, or pass --allow-insecure-http on a network you trust`,
+    );
+  }
   const targetUrl = values['commit-status-target-url'];
   return { forge, token, ...(targetUrl !== undefined && { targetUrl }) };
 }

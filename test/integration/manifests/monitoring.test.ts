@@ -4,6 +4,8 @@
  * a renamed metric would otherwise leave an alert silently never firing.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -83,7 +85,17 @@ describe('manifests/monitoring', () => {
 
   it('names only metrics and labels that janus run exports (scraped)', async () => {
     const repo = await createTestRepo(server.server);
-    const run = await janus.start({ repo: repo.url, namespace: ns.name, pollInterval: '1h' });
+    // Commit statuses on (to a forge never called: no Transaction here), so their metric is exported.
+    const token = join(await mkdtemp(join(tmpdir(), 'janus-status-token-')), 'token');
+    await writeFile(token, 'unused\n');
+    const statuses = [
+      '--commit-status-token-file',
+      token,
+      '--commit-status-provider',
+      'gitea',
+      '--allow-insecure-http',
+    ];
+    const run = await janus.start({ repo: repo.url, namespace: ns.name, pollInterval: '1h', args: statuses });
     const exported = families(await (await fetch(`${await run.opsUrl()}/metrics`)).text());
     expect(exported.size).toBeGreaterThan(20);
     const problems: string[] = [];
