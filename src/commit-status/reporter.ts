@@ -1,8 +1,9 @@
 /**
  * Delivers commit statuses: what each transaction directory's source commit should show
  * (state.ts) is handed in as the transactions move (`offer`), and one worker sends, one request at
- * a time, only the latest wish per directory: a phase passed while the forge was down is skipped,
- * never sent late and out of order.
+ * a time, only the latest wish per directory: a phase passed while the forge was slow or down is
+ * skipped, never sent late and out of order. One exception: a directory's first pending status
+ * is not skipped for its outcome, so a merge always shows pending, then success or failure.
  *
  * Exactly once per state, across restarts and leader changes: the forge itself is the record.
  * Before sending, the worker reads what the commit shows for the directory's context and sends
@@ -40,8 +41,8 @@ function identity(s: CommitStatus): string {
 
 export class CommitStatusReporter {
   readonly #o: CommitStatusReporterOptions;
-  /** The latest status wished per directory key, not yet delivered. */
-  readonly #wanted = new Map<string, CommitStatus>();
+  /** Per directory key, what is left to deliver: the latest wish, after a first pending one. */
+  readonly #wanted = new Map<string, CommitStatus[]>();
   /** What this term delivered (or found shown) per key. */
   readonly #delivered = new Map<string, string>();
   readonly #stop = new AbortController();
@@ -63,7 +64,13 @@ export class CommitStatusReporter {
       this.#wanted.delete(key);
       return;
     }
-    this.#wanted.set(key, status);
+    const [first] = this.#wanted.get(key) ?? [];
+    const keepFirst =
+      first !== undefined &&
+      first.state === 'pending' &&
+      status.state !== 'pending' &&
+      !this.#delivered.has(key);
+    this.#wanted.set(key, keepFirst ? [first, status] : [status]);
     this.#wake?.();
   }
 
@@ -88,14 +95,16 @@ export class CommitStatusReporter {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
       const next = this.#wanted.entries().next();
-      if (next.done) {
+      if (!next.done && next.value[1].length === 0) this.#wanted.delete(next.value[0]); // never left so
+      const status = next.value?.[1][0];
+      if (next.done || !status) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
         });
         this.#wake = undefined;
         continue;
       }
-      const [key, status] = next.value;
+      const key = next.value[0];
       const waitMs = await this.#deliver(status, signal).catch((error: unknown) => {
         if (signal.aborted) return 0;
         this.#o.log.warn({ err: error, context: status.context }, 'cannot reach the forge; retrying');
@@ -104,8 +113,10 @@ export class CommitStatusReporter {
       });
       if (waitMs === undefined) {
         this.#failures = 0;
-        // Delivered, unless a newer wish came meanwhile (then it is next).
-        if (this.#wanted.get(key) === status) this.#wanted.delete(key);
+        // Delivered; a wish that came meanwhile replaced it or waits behind it, and is next.
+        const left = (this.#wanted.get(key) ?? []).filter((s) => s !== status);
+        if (left.length > 0) this.#wanted.set(key, left);
+        else this.#wanted.delete(key);
         this.#delivered.set(key, identity(status));
         continue;
       }

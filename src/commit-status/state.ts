@@ -71,14 +71,15 @@ export function statusOfRejection(
   problems: number,
   template: StatusTemplate = {},
 ): CommitStatus {
-  const more = problems > 1 ? ` (+${problems - 1} more)` : '';
+  // What matters first, so that cutting a long message at 140 characters loses only its tail.
+  const count = problems > 1 ? ` (${problems} problems)` : '';
   return finish(
     {
       ...directory,
       sha: directory.commit,
       phase: 'Rejected',
       state: 'failure',
-      text: `Rejected: ${firstProblem ?? 'the directory is invalid'}${more}; nothing was applied`,
+      text: `Rejected${count}, nothing applied: ${firstProblem ?? 'the directory is invalid'}`,
     },
     template,
   );

@@ -81,17 +81,40 @@ describe('the commit status reporter', () => {
     expect(forge.posts).toHaveLength(2);
   });
 
-  it('sends only the latest wish when the forge was away, after retrying the rate limit and the outage', async () => {
+  it('sends only the latest wish when the forge was away, but never skips the first pending, after retrying the rate limit and the outage', async () => {
     const forge = new MemoryForge();
     forge.refusals.push(answer(429, 'slow down', { 'retry-after': '0' }), answer(503, 'down'));
     const results: string[] = [];
     const r = reporter(forge, results);
+    r.offer('shop/a', status('pending', 'Pending: materialized, waiting to start'));
     r.offer('shop/a', status('pending', 'Preparing: dry runs and locks'));
     r.offer('shop/a', status('success', 'Committed: done'));
     r.start();
-    await eventually(() => expect(forge.posts.map((p) => p.description)).toEqual(['Committed: done']));
+    await eventually(() =>
+      expect(forge.posts.map((p) => p.description)).toEqual([
+        'Preparing: dry runs and locks',
+        'Committed: done',
+      ]),
+    );
     await r.stop();
-    expect(results).toEqual(['retried', 'retried', 'sent']);
+    expect(results).toEqual(['retried', 'retried', 'sent', 'sent']);
+  });
+
+  it('once a status was delivered, a later outcome replaces any wish not yet sent', async () => {
+    const forge = new MemoryForge();
+    const r = reporter(forge);
+    r.start();
+    r.offer('shop/a', status('pending', 'Preparing: dry runs and locks'));
+    await eventually(() => expect(forge.posts).toHaveLength(1));
+    forge.refusals.push(answer(503, 'down'));
+    r.offer('shop/a', status('pending', 'Committing: applying the changes'));
+    r.offer('shop/a', status('success', 'Committed: done'));
+    await eventually(() => expect(r.pending).toBe(0));
+    await r.stop();
+    expect(forge.posts.map((p) => p.description)).toEqual([
+      'Preparing: dry runs and locks',
+      'Committed: done',
+    ]);
   });
 
   it('gives up, once, on a refusal retrying cannot fix', async () => {

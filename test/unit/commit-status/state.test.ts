@@ -158,7 +158,7 @@ describe('the commit status of a rejected directory', () => {
       context: 'janus/shop/bad-yaml',
       state: 'failure',
       description:
-        'Rejected: transactions/bad-yaml/01-cm.yaml:3: bad indentation (+1 more); nothing was applied',
+        'Rejected (2 problems), nothing applied: transactions/bad-yaml/01-cm.yaml:3: bad indentation',
       phase: 'Rejected',
     });
   });
