@@ -5,6 +5,7 @@
  * state" is counted, not assumed, also across a restart of janus run.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,4 +182,72 @@ describe('commit statuses on a real forge (Gitea)', () => {
       await removePolicy();
     }
   });
+
+  it('sends the outcome a controller killed (kill -9) during a forge outage could not send, once, after it restarts', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await clients.admin.create(configMap(ns.name, 'crash-app', { v: '1' }));
+    const repo = await gitea.createRepo(`crash-${process.pid}`);
+    await pushCommit(
+      repo.pushUrl,
+      'main',
+      { 'README.md': 'transactions live in transactions/\n' },
+      'initial',
+    );
+    const token = await tokenFile(gitea.token);
+    const args = (api: string) => [
+      ...['--git-username', GITEA_ADMIN, '--git-token-file', token, '--allow-insecure-http'],
+      ...[
+        '--commit-status-token-file',
+        token,
+        '--commit-status-provider',
+        'gitea',
+        '--commit-status-api-url',
+        api,
+      ],
+    ];
+    // The forge's API is down for the first process: nothing listens where it is told to send.
+    const down = await closedPort();
+    const run = await janus.start({
+      repo: repo.cloneUrl,
+      namespace: ns.name,
+      args: args(`http://127.0.0.1:${down}/api/v1`),
+    });
+    const sha = await pushCommit(
+      repo.pushUrl,
+      'main',
+      directory('crash', { changes: { '10-app.patch.yaml': configMapYaml('crash-app', { v: '2' }) } }),
+      'Merge pull request #4: crash-app v2',
+    );
+    await waitForPhase(clients.admin, ns.name, 'crash', 'Committed');
+    const ops = await run.opsUrl();
+    await eventually(async () =>
+      expect(
+        await metric(
+          ops,
+          /^janus_commit_status_deliveries_total\{provider="gitea",result="retried"\} (\d+)/m,
+        ),
+      ).toBeGreaterThanOrEqual(1),
+    );
+    await run.kill();
+    expect(await gitea.statuses(repo, sha)).toEqual([]);
+
+    await janus.start({
+      repo: repo.cloneUrl,
+      namespace: ns.name,
+      cacheDir: run.cacheDir,
+      args: args(`${gitea.url}/api/v1`),
+    });
+    const shown = await statusesUntil(repo, sha, `janus/${ns.name}/crash`, 'success');
+    // The new term sees the Transaction Committed: the outcome, once; the pending it never saw is not made up.
+    expect(shown.map((s) => s.state)).toEqual(['success']);
+  });
 });
+
+/** A loopback port nothing listens on (connections are refused: a forge outage). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
