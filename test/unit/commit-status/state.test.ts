@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
-import { rejectionStatusOf } from '../../../src/commit-status/listener.ts';
+import { commitStatusListener, rejectionStatusOf } from '../../../src/commit-status/listener.ts';
 import {
   DESCRIPTION_MAX,
   fillTemplate,
@@ -161,5 +161,24 @@ describe('the commit status of a rejected directory', () => {
         'Rejected (2 problems), nothing applied: transactions/bad-yaml/01-cm.yaml:3: bad indentation',
       phase: 'Rejected',
     });
+  });
+});
+
+describe('the listener on the transaction stream', () => {
+  it('offers the status of every Transaction as it moves, but not of one finished over a day ago', () => {
+    const offered: string[] = [];
+    const now = Date.parse('2026-03-02T10:00:00Z');
+    const listener = commitStatusListener(
+      { offer: (key, status) => offered.push(`${key} ${status?.state}`), forget: () => {} },
+      {},
+      () => now,
+    );
+    listener.observe(transaction({ phase: 'Preparing' }), 'shop/add-cache');
+    listener.observe(
+      transaction({ phase: 'Committed', completedAt: '2026-03-02T09:00:00Z' }),
+      'shop/add-cache',
+    );
+    listener.observe(transaction({ phase: 'Committed', completedAt: '2026-03-01T09:59:59Z' }), 'shop/old');
+    expect(offered).toEqual(['shop/add-cache pending', 'shop/add-cache success']);
   });
 });
