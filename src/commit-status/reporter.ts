@@ -29,6 +29,8 @@ export interface CommitStatusReporterOptions {
   log: Logger;
   retry?: BackoffPolicy;
   onResult?(result: CommitStatusResult): void;
+  /** A status is done with: delivered, found shown, or given up. */
+  onDone?(status: CommitStatus): void;
   now?(): number;
 }
 
@@ -118,6 +120,7 @@ export class CommitStatusReporter {
         if (left.length > 0) this.#wanted.set(key, left);
         else this.#wanted.delete(key);
         this.#delivered.set(key, identity(status));
+        this.#o.onDone?.(status);
         continue;
       }
       // Rate limit or outage: the forge is the one resource, so the whole worker waits.

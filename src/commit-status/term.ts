@@ -1,8 +1,9 @@
 /**
  * Commit statuses for one leadership term: the reporter, the listener the results reporter feeds
  * it through, and a hook for the result records the materializer writes (its rejection records
- * become failure statuses). Off (nothing started, the sink unchanged) when no settings are given.
+ * become failure statuses, spooled on disk until delivered). Off (nothing started, the sink unchanged) when no settings are given.
  */
+import { join } from 'node:path';
 import type { SecretSource } from '../git/auth.ts';
 import type { Logger } from '../log/index.ts';
 import type { CommitStatusResult } from '../metrics/labels.ts';
@@ -12,6 +13,7 @@ import { forgeSender } from './client.ts';
 import type { Forge } from './forge.ts';
 import { commitStatusListener, rejectionStatusOf } from './listener.ts';
 import { CommitStatusReporter } from './reporter.ts';
+import { StatusSpool } from './spool.ts';
 
 export interface CommitStatusSettings {
   forge: Forge;
@@ -22,20 +24,26 @@ export interface CommitStatusSettings {
 
 export interface CommitStatusTerm {
   listeners: readonly TransactionListener[];
-  /** Called once a result record is durably queued: a rejection becomes a failure status. */
-  resultWritten(record: ResultRecord): void;
+  /**
+   * Called before a result record is queued: a rejection becomes a failure status, spooled first
+   * (a rejected directory has no Transaction from which a new term could offer it again).
+   */
+  beforeResult(record: ResultRecord): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function startCommitStatuses(
+export async function startCommitStatuses(
   settings: CommitStatusSettings | undefined,
   o: {
     userAgent: string;
     log: Logger;
     onResult(provider: string, result: CommitStatusResult | undefined): void;
+    /** Where statuses that must survive a crash wait (the repository's state folder). */
+    stateDir: string;
   },
-): CommitStatusTerm {
-  if (!settings) return { listeners: [], resultWritten: () => {}, stop: async () => {} };
+): Promise<CommitStatusTerm> {
+  if (!settings) return { listeners: [], beforeResult: async () => {}, stop: async () => {} };
+  const spool = await StatusSpool.open(join(o.stateDir, 'pending-statuses'));
   const provider = settings.forge.kind;
   o.onResult(provider, undefined);
   const reporter = new CommitStatusReporter({
@@ -43,14 +51,22 @@ export function startCommitStatuses(
     send: forgeSender(settings.token, o.userAgent),
     log: o.log,
     onResult: (result) => o.onResult(provider, result),
+    onDone: (status) => {
+      if (status.phase === 'Rejected') {
+        spool.remove(status).catch((err: unknown) => o.log.warn({ err }, 'cannot remove a delivered status'));
+      }
+    },
   });
+  for (const { key, status } of await spool.load()) reporter.offer(key, status);
   reporter.start();
   const template = { targetUrl: settings.targetUrl };
   return {
     listeners: [commitStatusListener(reporter, template)],
-    resultWritten(record) {
+    async beforeResult(record) {
       const rejection = rejectionStatusOf(record, template);
-      if (rejection) reporter.offer(rejection.key, rejection.status);
+      if (!rejection) return;
+      await spool.add(rejection.key, rejection.status);
+      reporter.offer(rejection.key, rejection.status);
     },
     stop: () => reporter.stop(),
   };

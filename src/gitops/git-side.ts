@@ -75,7 +75,8 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     branch: o.resultsBranch,
     logger: o.log.child({ component: 'results' }),
   });
-  const statuses = startCommitStatuses(o.commitStatus, {
+  const statuses = await startCommitStatuses(o.commitStatus, {
+    stateDir: o.repository.stateDir,
     userAgent: `janus/${o.context.controllerVersion}`,
     log: o.log.child({ component: 'commit-status' }),
     onResult: o.metrics.commitStatus,
@@ -116,8 +117,8 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
         return writer.pending;
       },
       write: async (record) => {
+        await statuses.beforeResult(record);
         await writer.write(record);
-        statuses.resultWritten(record);
       },
       flush: () => writer.flush(),
     },

@@ -22,7 +22,7 @@ import {
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, serviceAccount, waitForPhase } from '../../support/saga.ts';
 import { WEBHOOK_SECRET, webhookSecretArgs } from '../../support/webhook.ts';
-import { configMapYaml, directory, successfulPolls, useJanus } from './harness.ts';
+import { configMapYaml, directory, morePolls, successfulPolls, useJanus } from './harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'forge');
@@ -183,7 +183,7 @@ describe('commit statuses on a real forge (Gitea)', () => {
     }
   });
 
-  it('sends the outcome a controller killed (kill -9) during a forge outage could not send, once, after it restarts', async () => {
+  it("sends the outcomes a controller killed (kill -9) during a forge outage could not send (a Transaction's, a rejected directory's), once, after it restarts", async () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     await clients.admin.create(configMap(ns.name, 'crash-app', { v: '1' }));
     const repo = await gitea.createRepo(`crash-${process.pid}`);
@@ -219,6 +219,23 @@ describe('commit statuses on a real forge (Gitea)', () => {
       'Merge pull request #4: crash-app v2',
     );
     await waitForPhase(clients.admin, ns.name, 'crash', 'Committed');
+    // A rejected directory has no Transaction a new term could find again: its status is spooled.
+    const brokenSha = await pushCommit(
+      repo.pushUrl,
+      'main',
+      directory('broken-crash', { changes: { '10-app.patch.yaml': 'kind: [unclosed\n' } }),
+      'Merge pull request #5: broken',
+    );
+    await eventually(
+      () =>
+        gitea.api(
+          'GET',
+          `/repos/${repo.owner}/${repo.name}/contents/results/${ns.name}/broken-crash.yaml?ref=janus%2Fresults`,
+        ),
+      { timeoutMs: 60_000 },
+    );
+    // Two more polls: the cursor is past the rejected directory, which no poll reads again.
+    await morePolls(run, 2);
     const ops = await run.opsUrl();
     await eventually(async () =>
       expect(
@@ -240,6 +257,11 @@ describe('commit statuses on a real forge (Gitea)', () => {
     const shown = await statusesUntil(repo, sha, `janus/${ns.name}/crash`, 'success');
     // The new term sees the Transaction Committed: the outcome, once; the pending it never saw is not made up.
     expect(shown.map((s) => s.state)).toEqual(['success']);
+    const broken = await statusesUntil(repo, brokenSha, `janus/${ns.name}/broken-crash`, 'failure');
+    expect(broken).toHaveLength(1);
+    expect(broken[0]?.description).toMatch(
+      /^Rejected, nothing applied: transactions\/broken-crash\/10-app\.patch\.yaml:/,
+    );
   });
 });
 
