@@ -46,7 +46,8 @@ export function rejectionStatusOf(record: ResultRecord, template: StatusTemplate
     const first = errors[0] as { file?: string; line?: number; message?: string } | undefined;
     const where = first?.file ? `${first.file}${first.line !== undefined ? `:${first.line}` : ''}: ` : '';
     return {
-      key: `${namespace}/${name}`,
+      // Per commit: a directory rejected at one commit may become a Transaction at the next.
+      key: `${namespace}/${name}@${commit}`,
       status: statusOfRejection(
         { namespace, name, commit, path: doc.source?.path },
         first ? `${where}${first.message ?? ''}` : (doc.message ?? undefined),

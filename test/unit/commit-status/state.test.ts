@@ -152,7 +152,7 @@ describe('the commit status of a rejected directory', () => {
       { controllerVersion: '0', identity: 'janus' },
     );
     const rejection = rejectionStatusOf(record, {});
-    expect(rejection?.key).toBe('shop/bad-yaml');
+    expect(rejection?.key).toBe(`shop/bad-yaml@${SHA}`);
     expect(rejection?.status).toEqual({
       sha: SHA,
       context: 'janus/shop/bad-yaml',
