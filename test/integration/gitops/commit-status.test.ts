@@ -4,6 +4,7 @@
  * Janus sets are read back from Gitea's API, which keeps every status ever posted: so "once per
  * state" is counted, not assumed, also across a restart of janus run.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -262,6 +263,68 @@ describe('commit statuses on a real forge (Gitea)', () => {
     expect(broken[0]?.description).toMatch(
       /^Rejected, nothing applied: transactions\/broken-crash\/10-app\.patch\.yaml:/,
     );
+  });
+
+  it('a new leader sends nothing its predecessor sent, and carries on', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await clients.admin.create(configMap(ns.name, 'led', { v: '1' }));
+    const repo = await gitea.createRepo(`leader-${process.pid}`);
+    await pushCommit(
+      repo.pushUrl,
+      'main',
+      { 'README.md': 'transactions live in transactions/\n' },
+      'initial',
+    );
+    const token = await tokenFile(gitea.token);
+    const args = [
+      ...['--git-username', GITEA_ADMIN, '--git-token-file', token, '--allow-insecure-http'],
+      ...['--commit-status-token-file', token, '--commit-status-provider', 'gitea'],
+      ...['--leader-elect', '--leader-election-id', `janus-forge-${randomBytes(4).toString('hex')}`],
+      ...['--leader-lease-duration', '3s', '--leader-renew-deadline', '2s', '--leader-retry-period', '500ms'],
+    ];
+    const a = await janus.start({ repo: repo.cloneUrl, namespace: ns.name, args, wait: false });
+    const b = await janus.start({ repo: repo.cloneUrl, namespace: ns.name, args, wait: false });
+    await eventually(
+      async () => expect((await successfulPolls(a)) + (await successfulPolls(b))).toBeGreaterThan(0),
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    const [leader, standby] = (await successfulPolls(a)) > 0 ? [a, b] : [b, a];
+    const first = await pushCommit(
+      repo.pushUrl,
+      'main',
+      directory('first', { changes: { '10-led.patch.yaml': configMapYaml('led', { v: '2' }) } }),
+      'Merge pull request #6: led v2',
+    );
+    const before = await statusesUntil(repo, first, `janus/${ns.name}/first`, 'success');
+
+    await leader.kill();
+    const standbyOps = await standby.opsUrl();
+    const delivered = (result: string) =>
+      metric(
+        standbyOps,
+        new RegExp(
+          `^janus_commit_status_deliveries_total\\{provider="gitea",result="${result}"\\} (\\d+)`,
+          'm',
+        ),
+      );
+    await eventually(async () => expect(await delivered('unchanged')).toBeGreaterThanOrEqual(1), {
+      timeoutMs: 90_000,
+    });
+    expect(await delivered('sent')).toBe(0);
+    expect((await gitea.statuses(repo, first)).filter((s) => s.context === `janus/${ns.name}/first`)).toEqual(
+      before,
+    );
+
+    const second = await pushCommit(
+      repo.pushUrl,
+      'main',
+      directory('second', { changes: { '10-led.patch.yaml': configMapYaml('led', { v: '3' }) } }),
+      'Merge pull request #7: led v3',
+    );
+    const after = await statusesUntil(repo, second, `janus/${ns.name}/second`, 'success');
+    expectEachOnce(after);
   });
 });
 
