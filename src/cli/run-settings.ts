@@ -20,6 +20,7 @@ import {
   UsageError,
   type Values,
 } from './command.ts';
+import { COMMIT_STATUS_FLAGS, commitStatusSettings } from './commit-status-settings.ts';
 import { CONTROLLER_FLAGS } from './controller-settings.ts';
 import { parseBindAddress } from './ops-flags.ts';
 
@@ -149,6 +150,7 @@ export const RUN_FLAGS = {
     description:
       'serve /webhook on a listener of its own, and nothing else there (unset: on --metrics-bind-address); needs a webhook secret',
   },
+  ...COMMIT_STATUS_FLAGS,
   'cache-dir': {
     type: 'string',
     env: 'JANUS_CACHE_DIR',
@@ -264,6 +266,7 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
     maxTreeBytes,
     budget,
     insecureHttp,
+    commitStatus: commitStatusSettings({ ...values, repo: values.repo }, env),
   };
 }
 

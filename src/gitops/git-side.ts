@@ -4,6 +4,7 @@
  * reverse. Everything here runs only while this replica leads.
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import { type CommitStatusSettings, startCommitStatuses } from '../commit-status/term.ts';
 import type { GitRepository } from '../git/repository.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
@@ -53,6 +54,8 @@ export interface GitSideOptions {
   context: ResultContext;
   metrics: Metrics;
   log: Logger;
+  /** Statuses on the source commits; off when undefined. */
+  commitStatus?: CommitStatusSettings | undefined;
 }
 
 export interface GitSide {
@@ -75,6 +78,12 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     branch: o.resultsBranch,
     logger: o.log.child({ component: 'results' }),
   });
+  const statuses = await startCommitStatuses(o.commitStatus, {
+    stateDir: o.repository.stateDir,
+    userAgent: `janus/${o.context.controllerVersion}`,
+    log: o.log.child({ component: 'commit-status' }),
+    onResult: o.metrics.commitStatus,
+  });
   const reporter = new ResultsReporter({
     client: o.client,
     repository: o.repository.display,
@@ -85,6 +94,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     instance: o.instance,
     log: o.log.child({ component: 'reporter' }),
     onPending: o.metrics.setPendingResults,
+    listeners: statuses.listeners,
   });
   reporter.start();
   const source = {
@@ -105,7 +115,17 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     initial: o.initial,
     cluster: new KubeTransactionApi(objects, o.instance),
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
-    results: writer,
+    results: {
+      branch: writer.branch,
+      get pending() {
+        return writer.pending;
+      },
+      write: async (record) => {
+        await statuses.beforeResult(record);
+        await writer.write(record);
+      },
+      flush: () => writer.flush(),
+    },
     recordMaterialized: (txn) => reporter.recordMaterialized(txn),
     sequenceFloor: () => reporter.nextSequenceFloor(),
     context: o.context,
@@ -167,6 +187,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
       await poller.stop();
       await control.stop();
       await reporter.stop();
+      await statuses.stop();
       await writer.close();
     },
   };

@@ -82,6 +82,13 @@ function announce(o: GitOptions, repository: string, log: Logger): void {
       initial: o.initial,
       policy: describePolicy(o.policy),
       webhook: o.webhook !== undefined,
+      commitStatus: o.commitStatus
+        ? {
+            provider: o.commitStatus.forge.kind,
+            api: o.commitStatus.forge.apiBase,
+            project: o.commitStatus.forge.project,
+          }
+        : 'off',
       maxFetchBytes: o.maxFetchBytes === 0 ? 'unlimited' : formatBytes(o.maxFetchBytes),
       ...(o.credentials && 'file' in o.credentials && { gitTokenFile: o.credentials.file }),
       ...(o.credentials && 'env' in o.credentials && { gitTokenEnvName: o.credentials.env }),
@@ -147,6 +154,7 @@ async function startGitTerm(
       context: o.context,
       metrics: o.metrics,
       log: o.log,
+      commitStatus: git.commitStatus,
     },
     signal,
   );

@@ -3,6 +3,7 @@
  * their flags to these options, and every value here has already been checked.
  */
 import type { AnalysisPolicy } from '../analysis/index.ts';
+import type { CommitStatusSettings } from '../commit-status/term.ts';
 import type { SecretSource } from '../git/index.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { PollBudget } from '../gitops/poll-budget.ts';
@@ -78,6 +79,8 @@ export interface GitOptions {
   insecureHttp: boolean;
   /** POST /webhook triggers a poll; undefined: no webhook. */
   webhook: WebhookOptions | undefined;
+  /** Statuses on the source commits (src/commit-status/); undefined: off. */
+  commitStatus?: CommitStatusSettings | undefined;
   /** --verify-signatures; undefined: commits are not checked. */
   signatures?: SignatureOptions | undefined;
 }

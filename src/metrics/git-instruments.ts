@@ -39,6 +39,12 @@ export function gitInstruments(registry: Registry) {
       help: '1 while the Git side is suspended (janus suspend): no new directories are materialized.',
       registers,
     }),
+    commitStatuses: new Counter({
+      name: 'janus_commit_status_deliveries_total',
+      help: 'Commit statuses delivered to the forge, by provider and result.',
+      labelNames: ['provider', 'result'] as const,
+      registers,
+    }),
     webhookRequests: new Counter({
       name: 'janus_webhook_requests_total',
       help: 'Webhook requests received, by sender and outcome.',

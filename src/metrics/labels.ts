@@ -44,6 +44,14 @@ export type GitPollResult = (typeof GIT_POLL_RESULTS)[number];
 export const GIT_PUSH_RESULTS = ['success', 'rejected', 'error'] as const;
 export type GitPushResult = (typeof GIT_PUSH_RESULTS)[number];
 
+/**
+ * A commit status delivery: `sent`, `unchanged` (the commit already showed it: nothing sent),
+ * `retried` (rate limit or outage; tried again later), `failed` (refused for good: a bad token,
+ * an unknown commit; not retried).
+ */
+export const COMMIT_STATUS_RESULTS = ['sent', 'unchanged', 'retried', 'failed'] as const;
+export type CommitStatusResult = (typeof COMMIT_STATUS_RESULTS)[number];
+
 /** `requeue` is a reconcile that succeeded but asked to run again later (a wait, a deadline). */
 export const RECONCILE_RESULTS = ['success', 'error', 'requeue'] as const;
 export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];

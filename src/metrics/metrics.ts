@@ -12,6 +12,7 @@ import {
 } from './kube-requests.ts';
 import type {
   AnalysisResult,
+  CommitStatusResult,
   GitPollResult,
   GitPushResult,
   HealthCheckKind,
@@ -22,6 +23,7 @@ import type {
   ReconcileResult,
   TransactionOutcome,
 } from './labels.ts';
+import { COMMIT_STATUS_RESULTS } from './labels.ts';
 import { collectDefaultMetrics, Registry } from './prom.ts';
 import { type TransactionInstruments, transactionInstruments } from './transaction-instruments.ts';
 import {
@@ -159,6 +161,12 @@ export class Metrics {
   /** The Git side was suspended (true) or resumed (false). */
   readonly setGitSuspended = (suspended: boolean): void => {
     this.#git.suspended.set(suspended ? 1 : 0);
+  };
+
+  /** One commit status delivery attempt ended (src/commit-status/reporter.ts); `undefined`: none yet, show zeros. */
+  readonly commitStatus = (provider: string, result: CommitStatusResult | undefined): void => {
+    if (result) this.#git.commitStatuses.inc({ provider, result });
+    else for (const r of COMMIT_STATUS_RESULTS) this.#git.commitStatuses.inc({ provider, result: r }, 0);
   };
 
   /** One webhook request; matches the webhook handler's `onResult`. */

@@ -143,7 +143,7 @@ function renderCondition(c: Condition) {
 }
 
 /** The most telling condition message: why it failed, else how it ended, else what it is doing. */
-function summaryMessage(conditions: readonly Condition[]): string | undefined {
+export function summaryMessage(conditions: readonly Condition[]): string | undefined {
   for (const type of ['Stalled', 'RolledBack', 'Ready', 'Reconciling']) {
     const found = conditions.find((c) => c.type === type && c.status === 'True' && c.message);
     if (found?.message) return found.message;

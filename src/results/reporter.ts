@@ -57,6 +57,17 @@ export interface ReporterOptions {
   /** Reading the results branch when a term starts, while the Git server is unreachable. */
   retry?: BackoffPolicy;
   onPending?(count: number): void;
+  /**
+   * Others that follow this repository's Transactions (commit statuses; notifications later):
+   * each sees every add and update, in the informer's order, at every phase, and each resync.
+   */
+  listeners?: readonly TransactionListener[];
+}
+
+/** A follower of the transaction-outcome stream; must not throw or block (queue work, return). */
+export interface TransactionListener {
+  observe(txn: Transaction, key: string): void;
+  forget(key: string): void;
 }
 
 const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 60_000, jitter: 0.5 };
@@ -81,7 +92,10 @@ export class ResultsReporter {
       handlers: {
         onAdd: (obj, key) => this.#observe(undefined, obj, key),
         onUpdate: (old, obj, key) => this.#observe(old, obj, key),
-        onDelete: (_obj, key) => void this.#queue.add(() => this.#recorded.delete(key)),
+        onDelete: (_obj, key) => {
+          for (const listener of this.#o.listeners ?? []) listener.forget(key);
+          void this.#queue.add(() => this.#recorded.delete(key));
+        },
       },
     });
   }
@@ -142,8 +156,10 @@ export class ResultsReporter {
   }
 
   #observe(old: Transaction | undefined, txn: Transaction, key: string): void {
+    if (!this.#ours(txn)) return;
+    for (const listener of this.#o.listeners ?? []) listener.observe(txn, key);
     const phase = txn.status?.phase;
-    if (!phase || !REPORTED_PHASES.has(phase) || !this.#ours(txn)) return;
+    if (!phase || !REPORTED_PHASES.has(phase)) return;
     // A rollback's progress is one record: only its start is written.
     if (old && old !== txn && phase === 'RollingBack' && old.status?.phase === 'RollingBack') return;
     this.#enqueue(key, txn);

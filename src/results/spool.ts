@@ -97,7 +97,7 @@ export class ResultSpool {
 }
 
 /** Makes a rename durable; best effort where directories cannot be opened for sync. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r').catch(() => undefined);
   if (!handle) return;
   try {

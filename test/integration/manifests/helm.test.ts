@@ -232,6 +232,8 @@ describe('the Helm chart manifests/helm/janus', () => {
         `git.token=t,git.webhookSecret=w,image.digest=sha256:${'a'.repeat(64)}`,
         '--set',
         'signatures.enabled=true,signatures.allowedSigners=a@example.com ssh-ed25519 AAAA',
+        '--set',
+        'commitStatus.enabled=true,commitStatus.provider=gitlab,commitStatus.apiUrl=https://git.example/api/v4',
       ]),
       'helm lint with options',
     );
@@ -298,7 +300,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(refused.stderr).toMatch(/instance/);
   });
 
-  it('renders the webhook listener, a Secret from values and the ServiceMonitor when asked to', () => {
+  it('renders the webhook listener, a Secret from values, the ServiceMonitor and commit statuses when asked to', () => {
     const chart = byId(
       template(
         RELEASE,
@@ -307,6 +309,10 @@ describe('the Helm chart manifests/helm/janus', () => {
         'webhook.enabled=true,serviceMonitor.enabled=true,git.repository=https://git.example/changes',
         '--set',
         'git.token=a-token,git.webhookSecret=a-secret,metrics.port=9090',
+        '--set',
+        'commitStatus.enabled=true,commitStatus.tokenKey=status-token,commitStatus.provider=gitea',
+        '--set',
+        'commitStatus.targetUrl=https://janus.example/{namespace}/{name}',
       ),
     );
     const secret = chart.get(`Secret ${NAMESPACE}/${RELEASE}-git`);
@@ -327,7 +333,11 @@ describe('the Helm chart manifests/helm/janus', () => {
       JANUS_WEBHOOK_SECRET_FILE: '/var/run/secrets/janus/git/webhook-secret',
       JANUS_WEBHOOK_BIND_ADDRESS: ':8081',
       JANUS_METRICS_BIND_ADDRESS: ':9090',
+      JANUS_COMMIT_STATUS_TOKEN_FILE: '/var/run/secrets/janus/git/status-token',
+      JANUS_COMMIT_STATUS_PROVIDER: 'gitea',
+      JANUS_COMMIT_STATUS_TARGET_URL: 'https://janus.example/{namespace}/{name}',
     });
+    expect(env).not.toHaveProperty('JANUS_COMMIT_STATUS_API_URL');
     expect(pod.containers[0]?.ports).toEqual([
       { name: 'http', containerPort: 9090, protocol: 'TCP' },
       { name: 'webhook', containerPort: 8081, protocol: 'TCP' },

@@ -4,12 +4,15 @@
  * a renamed metric would otherwise leave an alert silently never firing.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { pushCommit } from '../../support/git-server.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
-import { createTestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
+import { useGitServer, useJanus } from '../gitops/harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'monitoring');
@@ -82,8 +85,21 @@ describe('manifests/monitoring', () => {
   });
 
   it('names only metrics and labels that janus run exports (scraped)', async () => {
-    const repo = await createTestRepo(server.server);
-    const run = await janus.start({ repo: repo.url, namespace: ns.name, pollInterval: '1h' });
+    // An owner/name path, as a forge has, so that commit statuses can be on.
+    const name = `acme/monitoring-${process.pid}`;
+    await pushCommit(await server.server.createRepo(name), 'main', { 'README.md': 'x\n' }, 'initial');
+    const repo = { url: server.server.url(name) };
+    // Commit statuses on (to a forge never called: no Transaction here), so their metric is exported.
+    const token = join(await mkdtemp(join(tmpdir(), 'janus-status-token-')), 'token');
+    await writeFile(token, 'unused\n');
+    const statuses = [
+      '--commit-status-token-file',
+      token,
+      '--commit-status-provider',
+      'gitea',
+      '--allow-insecure-http',
+    ];
+    const run = await janus.start({ repo: repo.url, namespace: ns.name, pollInterval: '1h', args: statuses });
     const exported = families(await (await fetch(`${await run.opsUrl()}/metrics`)).text());
     expect(exported.size).toBeGreaterThan(20);
     const problems: string[] = [];

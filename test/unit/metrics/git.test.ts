@@ -66,3 +66,26 @@ describe('webhook requests', () => {
     expect(sampleValue(exposition, name, { provider: 'unknown', outcome: 'not_found' })).toBe(1);
   });
 });
+
+describe('commit status deliveries', () => {
+  it('shows zeros for a provider once commit statuses are on, then counts by result', async () => {
+    const metrics = new Metrics();
+    expect(
+      sampleValue(await scrape(metrics), 'janus_commit_status_deliveries_total', {
+        provider: 'github',
+        result: 'sent',
+      }),
+    ).toBeUndefined();
+
+    metrics.commitStatus('github', undefined);
+    metrics.commitStatus('github', 'retried');
+    metrics.commitStatus('github', 'sent');
+
+    const exposition = await scrape(metrics);
+    const name = 'janus_commit_status_deliveries_total';
+    expect(sampleValue(exposition, name, { provider: 'github', result: 'sent' })).toBe(1);
+    expect(sampleValue(exposition, name, { provider: 'github', result: 'retried' })).toBe(1);
+    expect(sampleValue(exposition, name, { provider: 'github', result: 'failed' })).toBe(0);
+    expect(sampleValue(exposition, name, { provider: 'github', result: 'unchanged' })).toBe(0);
+  });
+});
