@@ -12,6 +12,8 @@ export interface GetOptions {
   readonly headers?: Record<string, string> | undefined;
   readonly timeoutMs?: number | undefined;
   readonly maxBytes?: number | undefined;
+  /** Aborts the request besides the timeout (the measurement was cancelled). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface GetResult {
@@ -62,7 +64,9 @@ export async function boundedGet(url: string, opts: GetOptions = {}): Promise<Ge
     res = await fetch(url, {
       headers: opts.headers ?? {},
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: opts.signal
+        ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)])
+        : AbortSignal.timeout(timeoutMs),
     });
   } catch (e) {
     throw new AnalysisRequestError(`${where}: ${requestFailure(e, timeoutMs)}`, { cause: e });

@@ -22,6 +22,8 @@ export interface MeasureContext {
   readonly timeoutMs?: number | undefined;
   readonly maxBytes?: number | undefined;
   readonly now?: (() => Date) | undefined;
+  /** Aborts the request: the measurement is no longer wanted (src/controller/measurements.ts). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promise<Measurement> {
@@ -39,6 +41,7 @@ export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promis
         headers: authorization ? { authorization } : {},
         timeoutMs: ctx.timeoutMs,
         maxBytes: ctx.maxBytes,
+        signal: ctx.signal,
       });
       return judgeQueryResult(check, value, at);
     }
@@ -47,6 +50,7 @@ export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promis
       const { status } = await boundedGet(check.http.url, {
         timeoutMs: ctx.timeoutMs,
         maxBytes: ctx.maxBytes,
+        signal: ctx.signal,
       });
       return judgeHttpStatus(check.http.url, status, at);
     }

@@ -61,6 +61,14 @@ export const CONTROLLER_FLAGS = {
     placeholder: 'n',
     description: 'Transactions reconciled in parallel',
   },
+  'analysis-timeout': {
+    type: 'string',
+    env: 'JANUS_ANALYSIS_TIMEOUT',
+    default: '10s',
+    placeholder: 'duration',
+    description:
+      "how long one metric analysis measurement waits for Prometheus or a check's URL (1s to 10m); it runs off the reconcile workers",
+  },
   prune: {
     type: 'boolean',
     env: 'JANUS_PRUNE',
@@ -215,6 +223,15 @@ export function leaderTimings(values: {
   return timings;
 }
 
+/** --analysis-timeout: a measurement holds its slot at most this long, so it is bounded. */
+export function analysisTimeout(value: string): number {
+  const ms = durationFlag(value, 'analysis-timeout');
+  if (ms < 1000 || ms > 600_000) {
+    throw new UsageError(`--analysis-timeout: must be from 1s to 10m, got "${value}"`);
+  }
+  return ms;
+}
+
 export function loggerFor(level: string, name: string): Logger {
   if (!isLogLevel(level)) throw new UsageError(`--log-level: unknown level "${level}"`);
   return createLogger({ level, name, version: VERSION });
@@ -232,6 +249,7 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
   const instance = instanceFlag(values.instance);
   const opsAddress = parseBindAddress(values['metrics-bind-address']);
   const namespace = controllerNamespace(values['controller-namespace']);
+  const analysisTimeoutMs = analysisTimeout(values['analysis-timeout']);
   return {
     kube: { kubeconfig: values.kubeconfig, context: values.context, userAgent: `${name}/${VERSION}` },
     log,
@@ -241,6 +259,7 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
     watchNamespace: values.namespace,
     instance,
     concurrency,
+    analysisTimeoutMs,
     retention,
     leaderElection: {
       enabled: values['leader-elect'] && !values['no-leader-elect'],

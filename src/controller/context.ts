@@ -2,7 +2,7 @@
  * What a saga stage works with: the controller's clients and services (SagaDeps), and, per
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
-import type { AnalysisPolicy } from '../analysis/index.ts';
+import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
 import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
 import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -15,6 +15,7 @@ import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
 import type { Logger } from '../log/index.ts';
 import type { RollbackStore } from '../rollback-store/store.ts';
+import type { SlotRunner } from '../runtime/slot-runner.ts';
 import { fitStatus, refusedDetail, refusedStatus, STATUS_WRITE_REFUSED } from '../saga/fit-status.ts';
 import {
   type ConditionSpec,
@@ -74,6 +75,12 @@ export interface SagaDeps {
   heldLocks: HeldLocks;
   /** What the health gate sees of the targets. */
   health: HealthReader;
+  /** Metric measurements, run off the reconcile workers (stages/analysis.ts). */
+  measurements: SlotRunner<Measurement>;
+  /** One measurement's request timeout (ms); the analysis default when undefined. */
+  analysisTimeoutMs?: number | undefined;
+  /** Reconciles a Transaction (namespace/name) again soon: a measurement of it finished. */
+  wake(key: string): void;
   /**
    * Git order: the name of an earlier transaction from the same repository, not yet finished,
    * that changes one of these targets (by targetKey); undefined when there is none.

@@ -3,7 +3,7 @@
  * run the reconciler, so independent transactions proceed in parallel and one transaction never
  * has two reconciles at once.
  */
-import type { AnalysisPolicy } from '../analysis/index.ts';
+import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
@@ -21,8 +21,11 @@ import type { Logger } from '../log/index.ts';
 import { Pruner, type RetentionOptions } from '../retention/pruner.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
 import { Informer } from '../runtime/informer.ts';
+import type { SlotCaps } from '../runtime/slot-rules.ts';
+import type { SlotRunner, SlotRunnerMetrics } from '../runtime/slot-runner.ts';
 import { dropManagedFields } from '../runtime/watch-stream.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
+import { inAnalysisWindow } from '../saga/analysis-window.ts';
 import { decide } from '../saga/decide.ts';
 import { isTerminal } from '../saga/status.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
@@ -31,6 +34,7 @@ import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
 import { HealthWatch } from './health-watch.ts';
 import { HeldLocks } from './held-locks.ts';
 import { transactionSelector } from './installation.ts';
+import { measurementRunner } from './measurements.ts';
 import { Reconciler } from './reconciler.ts';
 import { ServiceAccounts } from './service-accounts.ts';
 import { WriteHistory } from './write-history.ts';
@@ -38,6 +42,8 @@ import { WriteHistory } from './write-history.ts';
 export interface ControllerMetrics extends SagaMetrics {
   lockOperation: LockEvent;
   workQueue?: WorkQueueMetrics;
+  /** Metric measurements running and waiting for a slot (controller/measurements.ts). */
+  measurements?: SlotRunnerMetrics;
   activeTransactions?(counts: Partial<Record<Phase, number>>): void;
   reconcile?(result: 'success' | 'error' | 'requeue', seconds: number): void;
 }
@@ -67,6 +73,10 @@ export interface ControllerOptions {
   reportingInstance?: string | undefined;
   /** Prune finished Transactions by this policy (src/retention); never when undefined. */
   retention?: RetentionOptions | undefined;
+  /** One metric analysis measurement's request timeout (ms); the analysis default when undefined. */
+  analysisTimeoutMs?: number | undefined;
+  /** Caps of the measurement runner (controller/measurements.ts); its defaults when undefined. */
+  measurementCaps?: SlotCaps | undefined;
   now?: () => number;
 }
 
@@ -81,6 +91,7 @@ export class TransactionController {
   readonly #deps: SagaDeps;
   readonly #health: HealthWatch;
   readonly #pruner: Pruner | undefined;
+  readonly #measurements: SlotRunner<Measurement>;
   #gaugeTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: ControllerOptions) {
@@ -101,6 +112,11 @@ export class TransactionController {
       wake: (key) => this.#queue.add(key),
       log: opts.log,
     });
+    this.#measurements = measurementRunner({
+      caps: opts.measurementCaps,
+      metrics: opts.metrics?.measurements,
+      logger: opts.log,
+    });
     const deps: SagaDeps = {
       client: opts.client,
       objects: new Objects(opts.client, this.#discovery),
@@ -119,6 +135,9 @@ export class TransactionController {
       serviceAccounts: new ServiceAccounts(opts.client, now),
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       health: this.#health,
+      measurements: this.#measurements,
+      analysisTimeoutMs: opts.analysisTimeoutMs,
+      wake: (key) => this.#queue.add(key),
       queuedAhead: (txn, keys) => this.#queuedAhead(txn, keys),
       onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),
     };
@@ -135,7 +154,10 @@ export class TransactionController {
       handlers: {
         onAdd: (_obj, key) => this.#queue.add(key),
         onUpdate: (_old, _obj, key) => this.#queue.add(key),
-        onDelete: (_obj, key) => this.#history.forget(key),
+        onDelete: (obj, key) => {
+          this.#history.forget(key);
+          this.#measurements.cancel(ownerOf(obj));
+        },
       },
     });
     this.#pruner =
@@ -172,6 +194,8 @@ export class TransactionController {
   async stop(): Promise<void> {
     clearInterval(this.#gaugeTimer);
     await this.#pruner?.stop();
+    // Measurements in flight are aborted, not waited for: no reconcile waits on them either.
+    this.#measurements.stop();
     await this.#queue.shutdown();
     this.#deps.heldLocks.stop();
     await Promise.all([this.informer.stop(), this.#health.stop()]);
@@ -194,8 +218,13 @@ export class TransactionController {
         : isWithoutContent(txn)
           ? await this.#read(txn)
           : txn;
-      if (!full) return undefined;
+      if (!full) {
+        this.#measurements.cancel(ownerOf(txn));
+        return undefined;
+      }
       const result = await this.#reconciler.reconcile(full);
+      // Out of its bake window (committed, rolling back, cancelled): its measurements are of no use.
+      if (!inAnalysisWindow(result.txn ?? full)) this.#measurements.cancel(ownerOf(full));
       const seconds = (performance.now() - started) / 1000;
       this.#metrics?.reconcile?.(result.requeueAfterMs !== undefined ? 'requeue' : 'success', seconds);
       return result.requeueAfterMs !== undefined ? { requeueAfterMs: result.requeueAfterMs } : undefined;
@@ -262,6 +291,11 @@ export class TransactionController {
     }
     this.#metrics.activeTransactions(counts);
   }
+}
+
+/** Whose measurements: the Transaction's uid (stages/analysis.ts), so a new one of the name never inherits. */
+function ownerOf(txn: Transaction): string {
+  return txn.metadata.uid ?? keyOf(txn);
 }
 
 function keyOf(txn: Transaction): string {

@@ -104,6 +104,7 @@ async function startTerm(
     instance: o.instance,
     concurrency: o.concurrency,
     analysis: o.analysis,
+    analysisTimeoutMs: o.analysisTimeoutMs,
     metrics,
     log: o.log,
     ...(o.retention &&

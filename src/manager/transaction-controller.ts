@@ -20,6 +20,7 @@ function controllerMetrics(metrics: Metrics): ControllerMetrics {
     activeTransactions: metrics.setActiveTransactions,
     reconcile: metrics.reconcile,
     workQueue: metrics.workQueueMetrics('transactions'),
+    measurements: metrics.measurementSlots,
   };
 }
 
@@ -33,6 +34,8 @@ export function startTransactionController(opts: {
   concurrency: number;
   /** What metric analysis may query and read. */
   analysis: AnalysisPolicy;
+  /** One metric analysis measurement's request timeout; the analysis default when undefined. */
+  analysisTimeoutMs?: number | undefined;
   metrics: Metrics;
   log: Logger;
   /** Prune finished Transactions by this policy; never when undefined. */

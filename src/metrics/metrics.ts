@@ -1,5 +1,6 @@
 import type { Phase } from '../api/v1alpha1/index.ts';
 import type { RequestRecord } from '../kube/connection.ts';
+import type { SlotRunnerMetrics } from '../runtime/slot-runner.ts';
 import type { WebhookOutcome, WebhookProvider } from '../webhook/index.ts';
 import { ActiveTransactions, type PhaseCounts } from './active-transactions.ts';
 import { type ControllerInstruments, controllerInstruments } from './controller-instruments.ts';
@@ -132,6 +133,12 @@ export class Metrics {
   /** A metric analysis check measured once. */
   readonly analysisMeasurement = (result: AnalysisResult): void => {
     this.#transactions.analysisMeasurements.inc({ result });
+  };
+
+  /** The controller's measurement runner: measurements running and waiting for a slot. */
+  readonly measurementSlots: SlotRunnerMetrics = {
+    running: (n) => this.#transactions.measurementSlots.set({ state: 'running' }, n),
+    waiting: (n) => this.#transactions.measurementSlots.set({ state: 'waiting' }, n),
   };
 
   /** A transaction with `changes` changes started. */

@@ -8,7 +8,7 @@ import {
   OPERATION_RESULTS,
   TRANSACTION_OUTCOMES,
 } from './labels.ts';
-import { Counter, Histogram, type Registry } from './prom.ts';
+import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
 /** The saga's metrics, except the active gauge (see active-transactions.ts). */
 export function transactionInstruments(registry: Registry) {
@@ -52,6 +52,12 @@ export function transactionInstruments(registry: Registry) {
       labelNames: ['result'] as const,
       registers,
     }),
+    measurementSlots: new Gauge({
+      name: 'janus_analysis_measurements_in_flight',
+      help: 'Metric analysis measurements running off the reconcile workers, or waiting for a free slot, by state.',
+      labelNames: ['state'] as const,
+      registers,
+    }),
     pruned: new Counter({
       name: 'janus_transactions_pruned_total',
       help: 'Finished Transactions deleted by the retention policy (their record stays on the results branch).',
@@ -72,6 +78,7 @@ export function transactionInstruments(registry: Registry) {
     for (const result of HEALTH_CHECK_RESULTS) instruments.healthCheck.zero({ check, result });
   }
   for (const result of ANALYSIS_RESULTS) instruments.analysisMeasurements.inc({ result }, 0);
+  for (const state of ['running', 'waiting'] as const) instruments.measurementSlots.set({ state }, 0);
   for (const operation of ITEM_OPERATIONS) {
     for (const result of OPERATION_RESULTS) instruments.itemOperations.inc({ operation, result }, 0);
   }

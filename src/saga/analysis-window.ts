@@ -11,8 +11,10 @@ import {
   type AnalysisCheckStatus,
   MAX_ANALYSIS_CHECKS,
   MAX_KEPT_MEASUREMENTS,
+  type Transaction,
 } from '../api/v1alpha1/index.ts';
 import type { WindowCheck } from './bake-window.ts';
+import { pendingCheck } from './health-gate.ts';
 
 /** Why the resolved checks cannot be run as a set (too many, two of one name); undefined if they can. */
 export function analysisProblem(checks: readonly AnalysisCheck[]): string | undefined {
@@ -42,6 +44,28 @@ export function statesOf(
 export function isDue(state: AnalysisCheckStatus, nowMs: number): boolean {
   if (state.measured === 0 || !state.nextAt) return true;
   return Date.parse(state.nextAt) <= nowMs;
+}
+
+/**
+ * Which measurement a due check takes: the Transaction (its uid: a new one of the same name never
+ * takes another's), the check, and the instant it is due. A measurement in flight under this key
+ * is the one the check waits for; once recorded, the check's next one has another key.
+ */
+export function measurementKey(uid: string, state: AnalysisCheckStatus): string {
+  return `${uid}/${state.name}/${state.measured === 0 ? 'first' : (state.nextAt ?? 'first')}`;
+}
+
+/**
+ * Whether the Transaction's checks may measure: its commit check is in an open bake window and
+ * it declares analysis. Outside (committed, rolling back, cancelled), measurements in flight are
+ * of no use.
+ */
+export function inAnalysisWindow(txn: Pick<Transaction, 'spec' | 'status'>): boolean {
+  return (
+    (txn.spec?.health?.analysis?.length ?? 0) > 0 &&
+    pendingCheck(txn.status) === 'Commit' &&
+    txn.status?.health?.stableSince !== undefined
+  );
 }
 
 /** Whether a measurement counts against the failure limit, by the check's noData policy. */

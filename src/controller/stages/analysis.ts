@@ -2,19 +2,26 @@
  * Metric analysis in the bake window, the side-effecting part: resolves the checks (templates
  * read with the controller's own rights: they hold no secret; only from the namespaces the
  * platform team's settings allow), refuses them all if one would query an address the settings
- * do not allow, measures each one that is due (credentials read as the Transaction's
+ * do not allow, has each one that is due measured (credentials read as the Transaction's
  * ServiceAccount), and keeps the measurements in status.health.analysis. What they mean is
  * src/saga/analysis-window.ts's.
  *
+ * The measurements run off the reconcile workers, in the controller's measurement runner
+ * (src/runtime/slot-runner.ts): a look starts the due ones not already in flight, takes those
+ * that finished, and returns; a measurement that finishes requeues the Transaction. A slow or
+ * black-holed address costs its own check's time, never a worker.
+ *
  * Crash safety: the verdict comes from the persisted measurements only. The caller writes the
  * status this returns before acting on it; a crash before that write loses the measurements
- * taken, which are simply taken again at the next look (a check is due until one is recorded).
+ * taken (and those in flight), which are simply taken again at the next look (a check is due
+ * until one is recorded).
  */
 import { AnalysisTemplateError, checkAddressRefusal, measure, resolveChecks } from '../../analysis/index.ts';
-import type { AnalysisCheck, HealthCheckStatus } from '../../api/v1alpha1/index.ts';
+import type { AnalysisCheck, AnalysisCheckStatus, HealthCheckStatus } from '../../api/v1alpha1/index.ts';
 import {
   analysisProblem,
   isDue,
+  measurementKey,
   nextDueMs,
   recordMeasurement,
   statesOf,
@@ -30,7 +37,7 @@ export interface Analysed {
   health: HealthCheckStatus | undefined;
   /** A measurement was taken: the status must be written. */
   changed: boolean;
-  /** When the first check measures next (ms). */
+  /** When the first check measures next (ms); a measurement in flight wakes the look itself. */
   dueMs: number | undefined;
 }
 
@@ -63,25 +70,56 @@ export async function analyse(
 
   const states = statesOf(checks, health.analysis);
   let changed = states.length !== (health.analysis?.length ?? 0);
+  const uid = run.txn.metadata.uid ?? run.name;
+  const due = checks.flatMap((check, i) => {
+    const state = states[i];
+    return state && isDue(state, now) ? [{ check, i, key: measurementKey(uid, state) }] : [];
+  });
+  const { measurements } = run.deps;
+  // A measurement no check waits for any more (a check renamed, a template changed) is dropped.
+  measurements.cancel(uid, new Set(due.map((d) => d.key)));
+  const inFlight = new Set<number>();
   const objects = run.asServiceAccount();
-  await Promise.all(
-    checks.map(async (check, i) => {
-      const state = states[i];
-      if (!state || !isDue(state, now)) return;
-      const m = await measure(check, { namespace, objects, policy, now: () => new Date(run.deps.now()) });
-      run.deps.metrics.analysisMeasurement(m.phase);
-      states[i] = recordMeasurement(check, state, m, run.deps.now());
+  for (const { check, i, key } of due) {
+    const taken = measurements.take(key);
+    if (taken) {
+      if (!taken.ok) throw taken.error; // a bug, not a measurement: the reconcile retries
+      run.deps.metrics.analysisMeasurement(taken.value.phase);
+      states[i] = recordMeasurement(check, states[i] as AnalysisCheckStatus, taken.value, run.deps.now());
       changed = true;
-    }),
-  );
+      continue;
+    }
+    inFlight.add(i);
+    measurements.start({
+      key,
+      owner: uid,
+      group: namespace,
+      run: (signal) =>
+        measure(check, {
+          namespace,
+          objects,
+          policy,
+          signal,
+          timeoutMs: run.deps.analysisTimeoutMs,
+          now: () => new Date(run.deps.now()),
+        }),
+      onSettled: () => run.deps.wake(run.name),
+    });
+  }
   const atEnd = now >= windowEndMs;
   return {
+    // At the window's end a check waits for its measurement in flight (the one due then), as it
+    // did when the look took it itself: the window does not pass on the one before.
     checks: checks.map((check, i) =>
-      windowCheckOf(check, states[i] ?? { name: check.name, measured: 0, failed: 0 }, atEnd),
+      windowCheckOf(
+        check,
+        states[i] ?? { name: check.name, measured: 0, failed: 0 },
+        atEnd && !inFlight.has(i),
+      ),
     ),
     health: { ...health, analysis: states },
     changed,
-    dueMs: nextDueMs(states),
+    dueMs: nextDueMs(states.filter((_, i) => !inFlight.has(i))),
   };
 }
 

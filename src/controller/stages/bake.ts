@@ -42,12 +42,14 @@ export async function bake(
   if (look.entering || verdict.opened || look.changed || status.health?.message !== progress) {
     await recordBaking(run, { ...status, health: { ...status.health, message: progress } }, look.entering);
   }
-  // Woken at the window's end, the next progress tick, the next measurement or the deadline.
+  // Woken at the window's end, the next progress tick, the next measurement due or the deadline
+  // (a measurement in flight wakes it when it finishes: src/controller/measurements.ts).
   const tick = progressTickMs(stableFor);
   const nextTick = since + (Math.floor((now - since) / tick) + 1) * tick;
   const deadline = Date.parse(status.health?.deadline ?? '');
+  // Past the window's end it waits for a check's measurement in flight, whose end wakes it.
   const wakeAt = Math.min(
-    verdict.untilMs,
+    verdict.untilMs > now ? verdict.untilMs : Infinity,
     nextTick,
     look.analysisDueMs ?? Infinity,
     Number.isNaN(deadline) ? Infinity : deadline,

@@ -13,6 +13,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_transaction_item_count', 'histogram', []],
   ['janus_health_check_duration_seconds', 'histogram', ['check', 'result']],
   ['janus_analysis_measurements_total', 'counter', ['result']],
+  ['janus_analysis_measurements_in_flight', 'gauge', ['state']],
   ['janus_transactions_pruned_total', 'counter', []],
   ['janus_git_polls_total', 'counter', ['result']],
   ['janus_git_poll_duration_seconds', 'histogram', []],
@@ -65,6 +66,7 @@ function exerciseEverything(metrics: Metrics): void {
     impersonating: undefined,
   });
   metrics.reconcile('success', 0.05);
+  metrics.measurementSlots.running?.(1);
   metrics.setLeader(true);
 }
 

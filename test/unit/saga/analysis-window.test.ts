@@ -9,7 +9,9 @@ import {
 import {
   analysisProblem,
   checkVerdict,
+  inAnalysisWindow,
   isDue,
+  measurementKey,
   nextDueMs,
   recordMeasurement,
   statesOf,
@@ -17,6 +19,7 @@ import {
 } from '../../../src/saga/analysis-window.ts';
 import { windowVerdict } from '../../../src/saga/bake-window.ts';
 import { fitStatus } from '../../../src/saga/fit-status.ts';
+import { txnIn } from './transaction-fixture.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -30,6 +33,10 @@ const check = (extra: Partial<AnalysisCheck> = {}): AnalysisCheck => ({
   prometheus: { address: 'http://prom:9090', query: 'errors', failWhen: 'result > 0.05' },
   ...extra,
 });
+const c0 = {
+  name: 'error-rate',
+  prometheus: { address: 'http://prom:9090', query: 'errors', failWhen: 'result > 0.05' },
+};
 const fresh: AnalysisCheckStatus = { name: 'error-rate', measured: 0, failed: 0 };
 const passed = (at: number, value = 0.01): Measurement => ({
   phase: 'Passed',
@@ -181,5 +188,35 @@ describe('what a check tells the bake window', () => {
 
   it('keeps a check never measured pending', () => {
     expect(windowCheckOf(check(), fresh, true).state).toBe('Pending');
+  });
+
+  it('keys a measurement by Transaction, check and the instant it is due: looking again finds the same one', () => {
+    const c = check();
+    const once = measuredAs(c, [passed(NOW)]);
+    expect(measurementKey('uid-1', fresh)).toBe('uid-1/error-rate/first');
+    expect(measurementKey('uid-1', once)).toBe(`uid-1/error-rate/${once.nextAt}`);
+    expect(measurementKey('uid-1', once)).toBe(measurementKey('uid-1', { ...once }));
+    expect(measurementKey('uid-2', once)).not.toBe(measurementKey('uid-1', once));
+    expect(measurementKey('uid-1', measuredAs(c, [passed(NOW), passed(NOW + 5 * S)]))).not.toBe(
+      measurementKey('uid-1', once),
+    );
+  });
+
+  it("measures only in the commit check's open bake window of a transaction that declares analysis", () => {
+    const analysis = [{ check: c0 }];
+    const health = { check: 'Commit' as const, startedAt: iso(NOW), stableSince: iso(NOW) };
+    const inWindow = (spec: object, status: object) => {
+      const txn = txnIn({ phase: 'Verifying', status });
+      return inAnalysisWindow({ ...txn, spec: { ...txn.spec, health: spec } });
+    };
+    expect(inWindow({ stableFor: '1m', analysis }, { health })).toBe(true);
+    expect(inWindow({ stableFor: '1m' }, { health })).toBe(false);
+    expect(inWindow({ stableFor: '1m', analysis }, { health: { ...health, stableSince: undefined } })).toBe(
+      false,
+    );
+    expect(inWindow({ stableFor: '1m', analysis }, { health: { ...health, completedAt: iso(NOW) } })).toBe(
+      false,
+    );
+    expect(inWindow({ stableFor: '1m', analysis }, { health: { ...health, check: 'Rollback' } })).toBe(false);
   });
 });

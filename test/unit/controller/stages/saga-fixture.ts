@@ -15,6 +15,7 @@ import {
 import { noSagaMetrics, type SagaDeps, SagaRun } from '../../../../src/controller/context.ts';
 import type { HealthReader } from '../../../../src/controller/health-watch.ts';
 import { HeldLocks } from '../../../../src/controller/held-locks.ts';
+import { measurementRunner } from '../../../../src/controller/measurements.ts';
 import { ServiceAccounts } from '../../../../src/controller/service-accounts.ts';
 import type { StageOutcome, StageResult } from '../../../../src/controller/stages/outcomes.ts';
 import { verify } from '../../../../src/controller/stages/verify.ts';
@@ -93,6 +94,8 @@ export function sagaWorld(): SagaWorld {
     serviceAccounts: new ServiceAccounts(client, now),
     heldLocks: new HeldLocks({ locks, now, log: silentLogger() }),
     health,
+    measurements: measurementRunner({}),
+    wake: () => {},
     queuedAhead: async () => undefined,
     onWrite: () => {},
   };
