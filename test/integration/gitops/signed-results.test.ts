@@ -1,0 +1,120 @@
+/**
+ * Signed results end to end: janus run with --results-signing-key-file (a key made by the real
+ * ssh-keygen) writes results that the real `git verify-commit` accepts, every commit of the
+ * branch; `janus history --verify` marks them verified, and marks what someone else pushed to the
+ * branch (unsigned, or signed with another key) as not.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '../../support/eventually.ts';
+import { git, ScratchWorkTree } from '../../support/git-server.ts';
+import { useClients, useNamespace } from '../../support/kube.ts';
+import { ALL_ON_CONFIGMAPS, configMap, data, serviceAccount } from '../../support/saga.ts';
+import { makeKey, signerLine, signingConfig, type TestKey } from '../../support/ssh-signing.ts';
+import { janus as cli } from '../cli/cli.ts';
+import { configMapYaml, createTestRepo, directory, RESULTS, useGitServer, useJanus } from './harness.ts';
+
+const clients = useClients();
+const ns = useNamespace(clients, 'signed-results');
+const server = useGitServer();
+const janus = useJanus(clients);
+
+const janusKey = makeKey('ed25519', 'janus-results');
+const mallory = makeKey('ed25519', 'mallory');
+
+/** A record that looks like Janus's, committed on the results branch by someone else. */
+async function foreignRecord(tree: ScratchWorkTree, name: string, key: TestKey | undefined): Promise<string> {
+  await tree.write({ [`results/${ns.name}/${name}.yaml`]: 'phase: Committed\n' });
+  await tree.git('add', '--all');
+  const message = `${ns.name}/${name}: Committed\n\nJanus-Transaction: ${ns.name}/${name}\nJanus-Phase: Committed\n`;
+  const sign = key ? signingConfig(key) : ['-c', 'commit.gpgsign=false'];
+  await tree.git(...sign, 'commit', '--quiet', '-m', message);
+  return tree.git('rev-parse', 'HEAD');
+}
+
+describe('signed results', () => {
+  it('every results commit verifies with git verify-commit; janus history --verify tells them from foreign ones', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await clients.admin.create(configMap(ns.name, 'web', { v: '1' }));
+    const repo = await createTestRepo(server.server);
+    const process = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: ['--allowed-namespaces', ns.name, '--results-signing-key-file', janusKey.path],
+    });
+    await repo.push(
+      directory('deploy', { changes: { '10-web.patch.yaml': configMapYaml('web', { v: '2' }) } }),
+    );
+    await eventually(
+      async () => {
+        const result = await repo.result(ns.name, 'deploy');
+        if (result?.phase !== 'Committed') throw new Error(`deploy: ${String(result?.phase)}`);
+      },
+      { timeoutMs: 90_000 },
+    );
+    expect(await data(clients.admin, ns.name, 'web')).toEqual({ v: '2' });
+    await process.stop(); // nothing else writes the branch while the foreign records are pushed
+
+    const dir = await mkdtemp(join(tmpdir(), 'janus-auditor-'));
+    const allowed = join(dir, 'allowed_signers');
+    await writeFile(allowed, `${signerLine('janus@example.com', janusKey, 'namespaces="git"')}\n`);
+    const commits = (await git(repo.bare, 'rev-list', RESULTS)).trim().split('\n');
+    expect(commits.length).toBeGreaterThanOrEqual(2); // Pending, Committed
+    for (const commit of commits) {
+      const { stderr } = await promisify(execFile)(
+        'git',
+        ['-c', `gpg.ssh.allowedSignersFile=${allowed}`, 'verify-commit', commit],
+        { cwd: repo.bare },
+      );
+      expect(stderr).toContain('Good "git" signature for janus@example.com with ED25519 key');
+    }
+
+    const tree = await ScratchWorkTree.clone(repo.bare);
+    await tree.checkout(RESULTS);
+    const unsigned = await foreignRecord(tree, 'forged-unsigned', undefined);
+    const wrongKey = await foreignRecord(tree, 'forged-signed', mallory);
+    await tree.push(RESULTS);
+
+    const history = await cli([
+      'history',
+      '--repo',
+      repo.url,
+      '--cache-dir',
+      await mkdtemp(join(tmpdir(), 'janus-h-')),
+      '--verify',
+      '--allowed-signers-file',
+      allowed,
+      '-o',
+      'json',
+    ]);
+    expect(history.code, history.stderr).toBe(3);
+    const entries = JSON.parse(history.stdout).entries as {
+      transaction: string;
+      phase: string;
+      record: string;
+      signature: { status: string; detail: string };
+    }[];
+    const marks = entries.map((e) => [e.transaction, e.phase, e.signature.status]);
+    expect(marks).toEqual([
+      [`${ns.name}/deploy`, 'Pending', 'verified'],
+      [`${ns.name}/deploy`, 'Committed', 'verified'],
+      [`${ns.name}/forged-unsigned`, 'Committed', 'unsigned'],
+      [`${ns.name}/forged-signed`, 'Committed', 'unknown key'],
+    ]);
+    expect(entries[2]?.record).toBe(unsigned);
+    expect(entries[3]?.record).toBe(wrongKey);
+    expect(entries[0]?.signature.detail).toBe('janus@example.com');
+
+    // The table, as an auditor reads it: a SIGNATURE column, and why each record is not verified.
+    const table = await cli(['history', '--verify', '--allowed-signers-file', allowed], { cwd: tree.dir });
+    expect(table.code).toBe(3);
+    expect(table.stderr).toMatch(/SIGNATURE\n/);
+    expect(table.stderr).toContain(
+      `${wrongKey.slice(0, 12)} unknown key: signed by a key not in the allowed signers`,
+    );
+  });
+});
