@@ -215,4 +215,21 @@ describe('signed results', () => {
       `G rotated@janus | ${ns.name}/steady: RolledBack (1/1 changes rolled back)`,
     ]);
   });
+
+  it('refuses to start with a key under a passphrase, saying so', async () => {
+    const repo = await createTestRepo(server.server);
+    const locked = makeKey('ed25519', 'locked');
+    await promisify(execFile)('ssh-keygen', ['-q', '-p', '-N', 'secret', '-f', locked.path]);
+    const run = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: ['--allowed-namespaces', ns.name, '--results-signing-key-file', locked.path],
+      wait: false,
+    });
+    expect(await run.exited).not.toBe(0);
+    expect(await run.logs()).toContain(
+      `the results signing key ${locked.path}: the key is encrypted with a passphrase (aes256-ctr); Janus needs it unencrypted`,
+    );
+    expect(await repo.subjects()).toEqual([]);
+  });
 });
