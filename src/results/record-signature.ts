@@ -6,6 +6,7 @@
 import type { AllowedSigners } from '../git/allowed-signers.ts';
 import { readSignedCommit } from '../git/commit-signature.ts';
 import { authorizeSignature, type CommitVerdict, checkSignature } from '../git/commit-verdict.ts';
+import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { ObjectStore } from '../git/object-store.ts';
 
 export type RecordSignatureStatus = 'verified' | 'unsigned' | 'bad signature' | 'unknown key';
@@ -33,13 +34,23 @@ export function recordSignature(verdict: CommitVerdict): RecordSignature {
   }
 }
 
-/** Reads commit `oid` from `store` and marks it against `allowed` at `now` (ms). */
+/**
+ * Reads commit `oid` from `store` and marks it against `allowed` at `now` (ms). A commit larger
+ * than GIT_INPUT_LIMITS.commitReadBytes (64 KiB; Janus's own records are a few KiB) is not read:
+ * a bad signature, so that one planted commit cannot stop the audit of the others.
+ */
 export async function verifyRecord(
   store: ObjectStore,
   oid: string,
   allowed: AllowedSigners,
   now: number,
 ): Promise<RecordSignature> {
-  const commit = await readSignedCommit(store, oid);
-  return recordSignature(authorizeSignature(checkSignature(commit), allowed, now));
+  try {
+    const commit = await readSignedCommit(store, oid);
+    return recordSignature(authorizeSignature(checkSignature(commit), allowed, now));
+  } catch (error) {
+    if (!(error instanceof GitObjectTooLargeError)) throw error;
+    const limit = GIT_INPUT_LIMITS.commitReadBytes / 1024;
+    return { status: 'bad signature', detail: `the commit is larger than ${limit} KiB: not verified` };
+  }
 }

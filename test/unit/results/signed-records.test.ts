@@ -132,5 +132,18 @@ describe('verifyRecord (janus history --verify)', () => {
     expect(await mark(unsigned)).toBe('unsigned');
     expect(await mark(foreign)).toBe('unknown key');
     expect(await mark(forged)).toBe('bad signature');
+    // A commit past the 64 KiB a signed commit may take is not read, and does not stop the audit.
+    const huge = execFileSync(
+      'git',
+      ['--git-dir', store.gitdir, 'hash-object', '-t', 'commit', '-w', '--stdin'],
+      {
+        input: `${raw}\n${'x'.repeat(70 * 1024)}\n`,
+        encoding: 'utf8',
+      },
+    ).trim();
+    expect(await verifyRecord(store, huge, allowed, Date.now())).toEqual({
+      status: 'bad signature',
+      detail: 'the commit is larger than 64 KiB: not verified',
+    });
   });
 });
