@@ -7,6 +7,7 @@
 import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
 import { type SigningKeySource, signingKeyFile } from '../git/signing-key-file.ts';
+import { publicKeyLine } from '../git/ssh-wire.ts';
 import { type GitSide, startGitSide } from '../gitops/git-side.ts';
 import { describePolicy } from '../gitops/policy.ts';
 import { SignatureGate } from '../gitops/signature-gate.ts';
@@ -57,7 +58,14 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
   announce(o, repository.display, log);
   // Read once now: a missing, encrypted or malformed key stops janus run before anything is written.
   const resultsSigningKey = o.resultsSigningKeyFile ? signingKeyFile(o.resultsSigningKeyFile) : undefined;
-  await resultsSigningKey?.read();
+  if (resultsSigningKey) {
+    const { key } = await resultsSigningKey.read();
+    const publicKey = publicKeyLine(key.publicKey);
+    log.info(
+      { resultsSigningKeyFile: resultsSigningKey.path, publicKey },
+      'results commits are signed with this key',
+    );
+  }
   const context: ResultContext = { controllerVersion: VERSION, identity };
   return {
     repository,

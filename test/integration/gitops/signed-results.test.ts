@@ -85,6 +85,10 @@ describe('signed results', () => {
     );
     expect(await data(clients.admin, ns.name, 'web')).toEqual({ v: '2' });
     await process.stop(); // nothing else writes the branch while the foreign records are pushed
+    // The log names the public key, for the operator to compare with the published line.
+    const logs = await process.logs();
+    expect(logs).toContain('results commits are signed with this key');
+    expect(logs).toContain(janusKey.publicKey.split(' ').slice(0, 2).join(' '));
 
     const dir = await mkdtemp(join(tmpdir(), 'janus-auditor-'));
     const allowed = join(dir, 'allowed_signers');
