@@ -137,6 +137,13 @@ export const RUN_FLAGS = {
     description:
       'restrict signers to namespaces: principal (as in the allowed-signers file)=namespace, repeatable per principal; unlisted principals may sign for any allowed namespace',
   },
+  'results-signing-key-file': {
+    type: 'string',
+    env: 'JANUS_RESULTS_SIGNING_KEY_FILE',
+    placeholder: 'path',
+    description:
+      'sign every results-branch commit with this SSH private key (OpenSSH format, unencrypted; ed25519, ECDSA P-256 or RSA), re-read before each push; unset: unsigned',
+  },
   'webhook-secret-file': {
     type: 'string',
     env: 'JANUS_WEBHOOK_SECRET_FILE',
@@ -251,6 +258,7 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
   return {
     repo: values.repo,
     signatures: signatureSettings(values),
+    resultsSigningKeyFile: values['results-signing-key-file'] || undefined,
     branch: values.branch,
     root: values.root.replace(/^\/+|\/+$/g, ''),
     resultsBranch: values['results-branch'],

@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { CommitInfo, ObjectStore, Signature, TreeEntry } from './object-store.ts';
 
+/** Signs a commit's bytes (without the gpgsig header); returns the armored signature. */
+export type CommitSigner = (payload: Buffer) => string;
+
 /** Loose object files written at once by flush. */
 const WRITE_CONCURRENCY = 8;
 /**
@@ -63,17 +66,24 @@ export class ObjectBatch {
     return oid;
   }
 
-  async writeCommit(commit: Omit<CommitInfo, 'oid'>): Promise<string> {
+  /**
+   * With `sign`, the commit carries a `gpgsig` header (last, as git writes it) holding the
+   * signature of the commit without it: what `git commit -S` makes and `git verify-commit` checks.
+   */
+  async writeCommit(commit: Omit<CommitInfo, 'oid'>, sign?: CommitSigner): Promise<string> {
     const headers = [
       `tree ${commit.tree}`,
       ...commit.parents.map((p) => `parent ${p}`),
       `author ${person(commit.author)}`,
       `committer ${person(commit.committer)}`,
     ];
-    return this.#add(
-      'commit',
-      Buffer.from(`${headers.join('\n')}\n\n${normalizeMessage(commit.message)}`, 'utf8'),
-    );
+    const message = normalizeMessage(commit.message);
+    if (sign) {
+      const payload = Buffer.from(`${headers.join('\n')}\n\n${message}`, 'utf8');
+      const lines = sign(payload).replace(/\n+$/, '').split('\n');
+      headers.push(`gpgsig ${lines.join('\n ')}`);
+    }
+    return this.#add('commit', Buffer.from(`${headers.join('\n')}\n\n${message}`, 'utf8'));
   }
 
   /** Writes every object of the batch into the store's gitdir (those it has already are kept). */

@@ -106,3 +106,8 @@ export function unsigned(mpint: Buffer): Buffer {
   while (start < mpint.length - 1 && mpint[start] === 0) start++;
   return mpint.subarray(start);
 }
+
+/** `type base64`, as an authorized_keys or allowed-signers line holds the key. */
+export function publicKeyLine(key: SshPublicKey): string {
+  return `${key.type} ${key.blob.toString('base64')}`;
+}

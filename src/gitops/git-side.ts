@@ -6,6 +6,7 @@
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { type CommitStatusSettings, startCommitStatuses } from '../commit-status/term.ts';
 import type { GitRepository } from '../git/repository.ts';
+import type { SigningKeySource } from '../git/signing-key-file.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
 import { describeError, type Logger } from '../log/index.ts';
@@ -40,6 +41,8 @@ export interface GitSideOptions {
   budget?: PollBudget;
   /** --verify-signatures; undefined: commits are not checked. */
   signatures?: SignatureGate | undefined;
+  /** --results-signing-key-file; undefined: results commits are unsigned. */
+  resultsSigningKey?: SigningKeySource | undefined;
   initial: 'baseline' | 'apply';
   pollIntervalMs: number;
   /** Where the cursor ConfigMap lives. */
@@ -76,6 +79,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
   const writer = await ResultsWriter.open({
     repository: o.repository,
     branch: o.resultsBranch,
+    signingKey: o.resultsSigningKey,
     logger: o.log.child({ component: 'results' }),
   });
   const statuses = await startCommitStatuses(o.commitStatus, {

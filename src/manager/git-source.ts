@@ -6,6 +6,8 @@
  */
 import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
+import { type SigningKeySource, signingKeyFile } from '../git/signing-key-file.ts';
+import { publicKeyLine } from '../git/ssh-wire.ts';
 import { type GitSide, startGitSide } from '../gitops/git-side.ts';
 import { describePolicy } from '../gitops/policy.ts';
 import { SignatureGate } from '../gitops/signature-gate.ts';
@@ -54,6 +56,16 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
       log.warn({ err: error }, 'cannot tell which Kubernetes user Janus runs as; results name "janus"'),
     )) ?? 'janus';
   announce(o, repository.display, log);
+  // Read once now: a missing, encrypted or malformed key stops janus run before anything is written.
+  const resultsSigningKey = o.resultsSigningKeyFile ? signingKeyFile(o.resultsSigningKeyFile) : undefined;
+  if (resultsSigningKey) {
+    const { key } = await resultsSigningKey.read();
+    const publicKey = publicKeyLine(key.publicKey);
+    log.info(
+      { resultsSigningKeyFile: resultsSigningKey.path, publicKey },
+      'results commits are signed with this key',
+    );
+  }
   const context: ResultContext = { controllerVersion: VERSION, identity };
   return {
     repository,
@@ -66,7 +78,8 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
         logger: log,
         onResult: metrics.webhookRequest,
       }),
-    startTerm: (signal) => startGitTerm({ ...shared, git: o, repository, context }, signal),
+    startTerm: (signal) =>
+      startGitTerm({ ...shared, git: o, repository, context, resultsSigningKey }, signal),
   };
 }
 
@@ -98,6 +111,7 @@ function announce(o: GitOptions, repository: string, log: Logger): void {
             signerNamespaces: Object.fromEntries(o.signatures.scopes.entries),
           }
         : false,
+      ...(o.resultsSigningKeyFile && { resultsSigningKeyFile: o.resultsSigningKeyFile }),
     },
     'janus run starting',
   );
@@ -132,7 +146,12 @@ function signatureGate(options: SignatureOptions, log: Logger): SignatureGate {
 }
 
 async function startGitTerm(
-  o: Shared & { git: GitOptions; repository: GitRepository; context: ResultContext },
+  o: Shared & {
+    git: GitOptions;
+    repository: GitRepository;
+    context: ResultContext;
+    resultsSigningKey: SigningKeySource | undefined;
+  },
   signal: AbortSignal,
 ): Promise<GitSide> {
   const { git } = o;
@@ -146,6 +165,7 @@ async function startGitTerm(
       parse: { policy: git.policy },
       budget: git.budget,
       signatures: git.signatures && signatureGate(git.signatures, o.log),
+      resultsSigningKey: o.resultsSigningKey,
       initial: git.initial,
       pollIntervalMs: git.pollIntervalMs,
       controllerNamespace: o.controllerNamespace,

@@ -85,6 +85,8 @@ export interface GitOptions {
   commitStatus?: CommitStatusSettings | undefined;
   /** --verify-signatures; undefined: commits are not checked. */
   signatures?: SignatureOptions | undefined;
+  /** --results-signing-key-file: results commits are signed with it; undefined: unsigned. */
+  resultsSigningKeyFile?: string | undefined;
 }
 
 export interface SignatureOptions {

@@ -6,19 +6,23 @@
  * older version) whose files the tip already holds.
  */
 
-import { ObjectBatch } from '../git/object-batch.ts';
+import { type CommitSigner, ObjectBatch } from '../git/object-batch.ts';
 import type { ObjectStore, Signature } from '../git/object-store.ts';
 import { writeFiles } from '../git/tree-writer.ts';
 import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
 import type { ResultRecord } from './result-record.ts';
 
-/** Returns the new tip (`base` itself when every record was already there). */
+/**
+ * Returns the new tip (`base` itself when every record was already there). With `sign`, every
+ * commit made is signed: replayed onto a new tip, the commits are new and signed anew.
+ */
 export async function commitRecords(
   store: ObjectStore,
   base: string | undefined,
   records: readonly ResultRecord[],
   signature: Signature,
   landed: ReadonlySet<string> = new Set(),
+  sign?: CommitSigner,
 ): Promise<string | undefined> {
   let tip = base;
   let tree: string | undefined;
@@ -39,14 +43,17 @@ export async function commitRecords(
       ? (tree ?? (await batch.writeTree([])))
       : await writeFiles(batch, tree, record.files);
     if (!isNotice && newTree === tree) continue;
-    tip = await batch.writeCommit({
-      tree: newTree,
-      parents: tip === undefined ? [] : [tip],
-      message:
-        record.id === undefined ? record.message : withTrailer(record.message, TRAILER_RESULT, record.id),
-      author: signature,
-      committer: signature,
-    });
+    tip = await batch.writeCommit(
+      {
+        tree: newTree,
+        parents: tip === undefined ? [] : [tip],
+        message:
+          record.id === undefined ? record.message : withTrailer(record.message, TRAILER_RESULT, record.id),
+        author: signature,
+        committer: signature,
+      },
+      sign,
+    );
     tree = newTree;
     lastMessage = record.message;
   }

@@ -8,8 +8,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { GitAccessError } from '../git/errors.ts';
+import type { CommitSigner } from '../git/object-batch.ts';
 import type { Signature } from '../git/object-store.ts';
 import type { GitRepository, GitSession } from '../git/repository.ts';
+import { commitSigner, type SigningKeySource } from '../git/signing-key-file.ts';
+import { publicKeyLine } from '../git/ssh-wire.ts';
 import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import { commitRecords } from './commit-records.ts';
 import { landedResults } from './landed.ts';
@@ -33,6 +36,12 @@ export interface ResultsWriterOptions {
   retry?: BackoffPolicy;
   /** Replaying after a non-fast-forward rejection. */
   replay?: BackoffPolicy & { attempts: number };
+  /**
+   * Sign every results commit with this key (--results-signing-key-file), read before each
+   * attempt so a replay or a push after a restart signs with the key in force then. Undefined:
+   * unsigned. A key that cannot be read fails the push; the results stay queued.
+   */
+  signingKey?: SigningKeySource | undefined;
   logger?: Logger;
 }
 
@@ -184,7 +193,8 @@ export class ResultsWriter {
           'results already on the branch from an earlier push; not committing them again',
         );
       }
-      const tip = await commitRecords(session.store, base, records, this.#signature(), landed);
+      const sign = await this.#signer();
+      const tip = await commitRecords(session.store, base, records, this.#signature(), landed, sign);
       try {
         if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base);
         return { records: records.length, tip, replays: attempt };
@@ -198,6 +208,19 @@ export class ResultsWriter {
         await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, replay)));
       }
     }
+  }
+
+  async #signer(): Promise<CommitSigner | undefined> {
+    const source = this.#options.signingKey;
+    if (!source) return undefined;
+    const { key, changed } = await source.read();
+    if (changed) {
+      this.#options.logger?.info(
+        { signingKeyFile: source.path, publicKey: publicKeyLine(key.publicKey) },
+        'results commits are signed with this key',
+      );
+    }
+    return commitSigner(key);
   }
 
   #signature(): Signature {

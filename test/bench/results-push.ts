@@ -5,7 +5,8 @@
  * when it created the Transactions; then their 100 Committed results are written at the same
  * moment, and the clock stops when the writer has none left unconfirmed (each push removes what
  * it carried from the spool only once the server accepted it). The branch is then checked: 100
- * Committed result files.
+ * Committed result files. Run unsigned and with --results-signing-key-file (an ed25519 key from
+ * ssh-keygen) alternately, so both see the same load: the cost of signing every results commit.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import {
   type Transaction,
 } from '../../src/api/v1alpha1/index.ts';
 import { GitRepository } from '../../src/git/index.ts';
+import { type SigningKeySource, signingKeyFile } from '../../src/git/signing-key-file.ts';
 import { renderTransactionResult } from '../../src/results/render-transaction.ts';
 import { renderMaterialized } from '../../src/results/reporter.ts';
 import type { ResultContext } from '../../src/results/result-context.ts';
@@ -27,6 +29,7 @@ import { conditionsFor, mergeConditions } from '../../src/saga/status.ts';
 import { VERSION } from '../../src/version.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../support/git-server.ts';
 import { cmTarget, transaction } from '../support/saga.ts';
+import { makeKey } from '../support/ssh-signing.ts';
 import { timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 
@@ -105,12 +108,17 @@ interface Landing {
 }
 
 /** One run: a fresh repository and writer, 100 Pending records pushed, then 100 results timed. */
-async function landResults(server: GitServer, run: number, cacheDir: string): Promise<Landing> {
-  const name = `results-${run}`;
+async function landResults(
+  server: GitServer,
+  run: number,
+  cacheDir: string,
+  signingKey?: SigningKeySource,
+): Promise<Landing> {
+  const name = `results-${run}${signingKey ? '-signed' : ''}`;
   const bare = await server.createRepo(name);
   const source = await pushCommit(bare, 'main', { 'README.md': 'transactions live in transactions/\n' });
   const repository = await GitRepository.open({ location: server.url(name), cacheDir });
-  const writer = await ResultsWriter.open({ repository });
+  const writer = await ResultsWriter.open({ repository, signingKey });
   try {
     const txns = Array.from({ length: RESULTS }, (_, i) => materialized(i, server.url(name), source));
     for (const txn of txns) await writer.write(renderMaterialized(txn, CONTEXT));
@@ -150,29 +158,41 @@ export async function resultsPush(runs: number): Promise<Record<string, Figure>>
   const server = await startGitServer();
   try {
     const landings: Landing[] = [];
-    for (let run = 1; run <= runs; run++)
+    const signed: Landing[] = [];
+    const key = signingKeyFile(makeKey('ed25519', 'janus-results').path);
+    for (let run = 1; run <= runs; run++) {
       landings.push(await landResults(server, run, join(scratch, `${run}`)));
+      signed.push(await landResults(server, run, join(scratch, `${run}-signed`), key));
+    }
     const what = `${RESULTS} results written at once`;
+    const signedWhat = `${what}, signed (ed25519)`;
     return {
-      [`${what}: time until all are on the remote results branch`]: figure(
-        landings.map((l) => l.ms),
-        'ms',
-      ),
-      [`${what}: results per second`]: figure(
-        landings.map((l) => RESULTS / (l.ms / 1000)),
-        'results/s',
-      ),
-      [`${what}: pushes`]: figure(
-        landings.map((l) => l.pushes),
-        'pushes',
-      ),
-      [`${what}: commits`]: figure(
-        landings.map((l) => l.commits),
-        'commits',
-      ),
+      ...figures(what, landings),
+      ...figures(signedWhat, signed),
     };
   } finally {
     await server.stop();
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+function figures(what: string, landings: Landing[]): Record<string, Figure> {
+  return {
+    [`${what}: time until all are on the remote results branch`]: figure(
+      landings.map((l) => l.ms),
+      'ms',
+    ),
+    [`${what}: results per second`]: figure(
+      landings.map((l) => RESULTS / (l.ms / 1000)),
+      'results/s',
+    ),
+    [`${what}: pushes`]: figure(
+      landings.map((l) => l.pushes),
+      'pushes',
+    ),
+    [`${what}: commits`]: figure(
+      landings.map((l) => l.commits),
+      'commits',
+    ),
+  };
 }

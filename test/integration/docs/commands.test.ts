@@ -20,8 +20,12 @@ import { parseAllDocuments } from 'yaml';
 import { type Change, FINALIZER, LABEL_TRANSACTION_UID } from '../../../src/api/v1alpha1/index.ts';
 import { readAgeKeys } from '../../../src/changes/age-keys.ts';
 import { applyManifests } from '../../../src/cli/demo/manifests.ts';
+import { ObjectStore } from '../../../src/git/object-store.ts';
+import { commitSigner } from '../../../src/git/signing-key-file.ts';
+import { parseSshPrivateKey } from '../../../src/git/ssh-private-key.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
+import { commitRecords } from '../../../src/results/commit-records.ts';
 import { decryptSops } from '../../../src/sops/decrypt.ts';
 import { failAtCommit } from '../../support/admission.ts';
 import { type DocCommand, docCommands } from '../../support/doc-commands.ts';
@@ -67,7 +71,8 @@ type Scenario =
   | 'webhook'
   | 'results-branch'
   | 'signed-commits'
-  | 'sops-setup';
+  | 'sops-setup'
+  | 'signed-results';
 
 /** Matched against a command's one-line text, first match wins; `file` narrows a rule to one document. */
 type Decision = { file?: string; command: RegExp } & (
@@ -202,6 +207,28 @@ const DECISIONS: Decision[] = [
       /^(age-keygen -o shop\.agekey|kubectl create (secret generic|role|rolebinding) janus-sops-age|cat > \.sops\.yaml|sops encrypt --in-place )/,
     run: 'sops-setup',
   },
+  {
+    file: 'docs/operations.md',
+    command: /^ssh-keygen -t ed25519 -N "" -C janus-results@example\.com -f janus-results$/,
+    run: 'signed-results',
+  },
+  {
+    file: 'docs/operations.md',
+    command: /^kubectl -n janus-system create secret generic janus-results-signing-key /,
+    run: 'signed-results',
+  },
+  {
+    file: 'docs/operations.md',
+    command: /^echo "janus-results@example\.com namespaces=/,
+    run: 'signed-results',
+  },
+  { file: 'docs/operations.md', command: /^git fetch origin janus\/results$/, run: 'signed-results' },
+  {
+    file: 'docs/operations.md',
+    command: /^git -c gpg\.ssh\.allowedSignersFile=janus-results\.allowed_signers log /,
+    run: 'signed-results',
+  },
+  { command: /^janus history --verify /, run: 'signed-results' },
 ];
 
 const DOCS = [
@@ -995,6 +1022,59 @@ describe('SOPS-encrypted Secrets, set up as docs/operations.md says', () => {
       await deleteNamespace(ns);
     }
   });
+});
+
+it('operations.md "Signed results": the key, its Secret and the published line; an auditor checks a branch signed with it', async () => {
+  const dir = await mkdtemp(join(scratch, 'signed-results-'));
+  const secret = `janus-results-signing-key-${randomBytes(3).toString('hex')}`;
+  const setup = commandsFor('signed-results').filter((c) => /^(ssh-keygen|kubectl|echo) /.test(c.text));
+  const made = await runCommands(setup, { cwd: dir, replace: [['janus-results-signing-key', secret]] });
+  try {
+    expectExits(made);
+    const stored = (await clients.admin.get({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: 'janus-system',
+      name: secret,
+    })) as KubeObject & { data?: Record<string, string> };
+    const privateKey = await readFile(join(dir, 'janus-results'), 'utf8');
+    expect(Buffer.from(stored.data?.['ssh-privatekey'] ?? '', 'base64').toString()).toBe(privateKey);
+
+    // A results branch as janus run writes it with that key, on an origin the auditor clones.
+    const origin = join(dir, 'origin.git');
+    await git(dir, 'init', '--quiet', '--bare', origin);
+    const who = { name: 'Janus', email: 'janus@tx.janus.io', timestamp: 1_795_000_000, timezoneOffset: 0 };
+    const records = ['Pending', 'Committed'].map((phase, i) => ({
+      files: { 'results/shop/deploy-v2.yaml': `phase: ${phase}\n` },
+      message: `shop/deploy-v2: ${phase}\n\nJanus-Transaction: shop/deploy-v2\nJanus-Phase: ${phase}\n`,
+      id: `r-${i}`,
+    }));
+    const sign = commitSigner(parseSshPrivateKey(privateKey));
+    const tip = await commitRecords(new ObjectStore(origin), undefined, records, who, new Set(), sign);
+    await git(origin, 'update-ref', 'refs/heads/janus/results', tip ?? '');
+    const repo = join(dir, 'repo');
+    await git(dir, 'clone', '--quiet', origin, repo);
+    await cp(join(dir, 'janus-results.allowed_signers'), join(repo, 'janus-results.allowed_signers'));
+
+    const audit = commandsFor('signed-results').filter((c) => !setup.includes(c));
+    const ran = await runCommands(audit, { cwd: repo });
+    // grep -v finds nothing to print: every commit is a good signature (its status 1).
+    expectExits(ran, [[/\| grep -v '\^G '$/, 1]]);
+    expect(ranOne(ran, /--show-signature/).stdout).toContain(
+      'Good "git" signature for janus-results@example.com with ED25519 key',
+    );
+    expect(ranOne(ran, /\| grep -v/).stdout).toBe('');
+    const history = ranOne(ran, /^janus history --verify /).stderr;
+    expect(history).toMatch(/SIGNATURE\n/);
+    expect(history.trim().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/shop\/deploy-v2\s+Pending\s.*\sverified$/),
+      expect.stringMatching(/shop\/deploy-v2\s+Committed\s.*\sverified$/),
+    ]);
+  } finally {
+    await clients.admin
+      .delete({ apiVersion: 'v1', kind: 'Secret', namespace: 'janus-system', name: secret })
+      .catch(() => {});
+  }
 });
 
 it('ran every documented command that is not skipped', () => {

@@ -234,6 +234,8 @@ describe('the Helm chart manifests/helm/janus', () => {
         'signatures.enabled=true,signatures.allowedSigners=a@example.com ssh-ed25519 AAAA',
         '--set',
         'commitStatus.enabled=true,commitStatus.provider=gitlab,commitStatus.apiUrl=https://git.example/api/v4',
+        '--set',
+        'resultsSigning.enabled=true',
       ]),
       'helm lint with options',
     );
@@ -400,6 +402,29 @@ describe('the Helm chart manifests/helm/janus', () => {
     const plain = JSON.stringify(template(RELEASE, NAMESPACE));
     expect(plain).not.toContain('JANUS_VERIFY_SIGNATURES');
     expect(plain).not.toContain('allowed-signers');
+  });
+
+  it('renders signed results when asked to: the key file setting and the Secret mounted as a folder', () => {
+    const chart = byId(template(RELEASE, NAMESPACE, '--set', 'resultsSigning.enabled=true'));
+    const pod = podTemplate(chart.get(`Deployment ${NAMESPACE}/${RELEASE}`)).spec as {
+      containers: (Container & { volumeMounts: { name: string; mountPath: string; subPath?: string }[] })[];
+      volumes: { name: string; secret?: { secretName: string; defaultMode: number } }[];
+    };
+    const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env.JANUS_RESULTS_SIGNING_KEY_FILE).toBe('/var/run/secrets/janus/results-signing/ssh-privatekey');
+    expect(pod.containers[0]?.volumeMounts.find((m) => m.name === 'results-signing-key')).toEqual({
+      name: 'results-signing-key',
+      mountPath: '/var/run/secrets/janus/results-signing',
+      readOnly: true,
+    });
+    expect(pod.volumes.find((v) => v.name === 'results-signing-key')?.secret).toEqual({
+      secretName: 'janus-results-signing-key',
+      defaultMode: 288,
+    });
+    // Off by default: nothing of it is rendered.
+    const plain = JSON.stringify(template(RELEASE, NAMESPACE));
+    expect(plain).not.toContain('JANUS_RESULTS_SIGNING_KEY_FILE');
+    expect(plain).not.toContain('results-signing');
   });
 
   it('a public webhook Service targets the webhook listener alone, never the metrics port (issue 21, finding 8)', () => {
