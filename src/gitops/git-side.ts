@@ -11,13 +11,14 @@ import { describeError, type Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { ResultsReporter } from '../results/reporter.ts';
 import type { ResultContext } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
 import { readResultFiles } from '../results/results-reader.ts';
 import { ResultsWriter } from '../results/writer.ts';
 import type { CheckResult } from '../server/health.ts';
 import { KubeTransactionApi } from './cluster-transactions.ts';
 import { describeSuspension, type Suspension } from './git-control.ts';
 import { GitControlWatch } from './git-control-watch.ts';
-import { Materializer, type PollSummary } from './materializer.ts';
+import { Materializer, type PollSummary, type ResultSink } from './materializer.ts';
 import type { ParseOptions } from './options.ts';
 import type { PollBudget } from './poll-budget.ts';
 import { Poller } from './poller.ts';
@@ -53,6 +54,8 @@ export interface GitSideOptions {
   context: ResultContext;
   metrics: Metrics;
   log: Logger;
+  /** Called with each record the materializer queued (a rejection notifies: src/notify). */
+  onResultWritten?: ((record: ResultRecord) => void) | undefined;
 }
 
 export interface GitSide {
@@ -105,7 +108,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     initial: o.initial,
     cluster: new KubeTransactionApi(objects, o.instance),
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
-    results: writer,
+    results: withListener(writer, o.onResultWritten),
     recordMaterialized: (txn) => reporter.recordMaterialized(txn),
     sequenceFloor: () => reporter.nextSequenceFloor(),
     context: o.context,
@@ -186,4 +189,23 @@ export function describePoll(summary: PollSummary): string {
     summary.stoppedAt && `read up to ${summary.stoppedAt} (the poll's budget); the rest at the next poll`,
   ].filter(Boolean);
   return parts.join(', ');
+}
+
+/** The writer, telling `listener` of each record once it is durably queued. */
+function withListener(
+  writer: ResultsWriter,
+  listener: ((record: ResultRecord) => void) | undefined,
+): ResultSink {
+  if (!listener) return writer;
+  return {
+    branch: writer.branch,
+    get pending() {
+      return writer.pending;
+    },
+    write: async (record) => {
+      await writer.write(record);
+      listener(record);
+    },
+    flush: () => writer.flush(),
+  };
 }

@@ -39,7 +39,10 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
   { changes: 'one strategy per change type: desired object, dry run, commit, undo, probe, restore' },
   { controller: 'informer → work queue → reconciler → stages: the saga carried out' },
   { results: 'the results branch: outcomes rendered and written to Git, read back' },
-  { gitops: 'transaction directories in Git: parsed, validated, materialized as Transactions' },
+  {
+    gitops: 'transaction directories in Git: parsed, validated, materialized as Transactions',
+    notify: 'transaction events routed to chat, webhooks and Alertmanager, as the platform team configured',
+  },
   { manager: 'the process: leader election, signals, runnables, the ops server, readiness' },
   { cli: 'the janus commands: flags mapped to options, output' },
 ];
