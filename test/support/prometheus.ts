@@ -4,33 +4,22 @@
  * pointing at the tests' exporter (metrics-exporter.ts) every second, and stopped with the test
  * worker however it ends (reap.ts). No fake query API: the tests query what Prometheus scraped.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { terminate } from '../../src/cli/demo/control-plane-processes.ts';
+import { builtBinaries } from './built-binaries.ts';
 import { eventually } from './eventually.ts';
 import { reapOnExit } from './reap.ts';
-
-const BUILD_SCRIPT = fileURLToPath(new URL('../kube-testenv/build-prometheus.sh', import.meta.url));
 
 /** Scrape and rule evaluation every second, so a test sees a change within a few seconds. */
 export const SCRAPE_INTERVAL = '1s';
 
-let binDir: string | undefined;
-
 /** The folder holding `prometheus`: the script builds it once, then answers from its cache. */
 export function prometheusBinaries(): string {
-  binDir ??=
-    process.env.JANUS_PROMETHEUS_BIN ??
-    execFileSync('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .pop() ??
-    '';
-  return binDir;
+  return builtBinaries('build-prometheus.sh', process.env.JANUS_PROMETHEUS_BIN);
 }
 
 export interface PrometheusOptions {

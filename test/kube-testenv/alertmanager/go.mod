@@ -1,6 +1,6 @@
 // Alertmanager, pinned; a module of its own (as prometheus/ is) so that its requirements never
-// move those of the control plane or of Prometheus. v0.31.1, not newer: from v0.32 the web UI is
-// embedded from app/dist, built by npm and absent from the Go module, so `go build` fails there.
+// move those of the control plane or of Prometheus. v0.31.1, not newer: v0.35.0 embeds its web UI
+// from ui/app/dist, built by npm and absent from the Go module, so `go build` fails there.
 module janus.invalid/kube-testenv/alertmanager
 
 go 1.26.7
