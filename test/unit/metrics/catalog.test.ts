@@ -21,6 +21,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_git_last_poll_timestamp_seconds', 'gauge', []],
   ['janus_git_suspended', 'gauge', []],
   ['janus_webhook_requests_total', 'counter', ['outcome', 'provider']],
+  ['janus_notifications_total', 'counter', ['provider', 'result']],
   ['janus_workqueue_depth', 'gauge', ['name']],
   ['janus_workqueue_adds_total', 'counter', ['name']],
   ['janus_workqueue_retries_total', 'counter', ['name']],
@@ -48,6 +49,7 @@ function exerciseEverything(metrics: Metrics): void {
   metrics.gitPush('success');
   metrics.setPendingResults(2);
   metrics.webhookRequest('github', 'triggered');
+  metrics.notification('audit', 'sent');
   const queue = metrics.workQueueMetrics('transactions');
   queue.add();
   queue.depth(1);
