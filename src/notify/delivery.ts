@@ -68,10 +68,13 @@ export class DeliveryQueue {
     const queue = this.#queues.get(provider.name) ?? [];
     queue.push({ provider, payload, event });
     this.#queues.set(provider.name, queue);
-    if (!this.#running.has(provider.name)) {
-      const run = this.#drain(provider.name).finally(() => this.#running.delete(provider.name));
-      this.#running.set(provider.name, run);
-    }
+    // Started on the next tick, so it is recorded as running before it can end; it forgets itself
+    // in the same step that finds its queue empty, so no job is ever left without a drain.
+    if (!this.#running.has(provider.name))
+      this.#running.set(
+        provider.name,
+        Promise.resolve().then(() => this.#drain(provider.name)),
+      );
     return true;
   }
 
@@ -97,6 +100,7 @@ export class DeliveryQueue {
       }
     }
     this.#queues.delete(name);
+    this.#running.delete(name);
   }
 
   async #deliver(job: Job): Promise<void> {

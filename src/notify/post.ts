@@ -46,9 +46,29 @@ export async function post(provider: ProviderConfig, payload: Payload): Promise<
     await res.body?.cancel();
     return;
   }
-  const text = (await res.text().catch(() => '')).slice(0, MAX_ERROR_BODY_CHARS);
+  const text = await startOf(res, MAX_ERROR_BODY_CHARS);
   const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
   throw new DeliveryError(`${where(address)}: HTTP ${res.status}${text ? `: ${text}` : ''}`, retryable);
+}
+
+/** The first `max` characters of the answer, reading no more of it than that. */
+async function startOf(res: Response, max: number): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // the answer broke off: what was read is enough for a log line
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, max);
 }
 
 async function addressOf(provider: ProviderConfig): Promise<string> {

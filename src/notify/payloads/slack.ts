@@ -32,7 +32,7 @@ export function slackPayload(event: NotificationEvent, message: Message): Payloa
   }
   return {
     contentType: 'application/json',
-    body: JSON.stringify({ text: `${message.title}: ${message.reason}`, blocks }),
+    body: JSON.stringify({ text: escapeMrkdwn(`${message.title}: ${message.reason}`), blocks }),
   };
 }
 
