@@ -131,7 +131,9 @@ async function startTerm(
         },
       }),
   });
-  const notifier = deps.notifications && startNotifier(o, { client, metrics, config: deps.notifications });
+  const notifier =
+    deps.notifications &&
+    startNotifier(o, { client, metrics, config: deps.notifications, repository: source?.repository });
   try {
     const hooks = notifier && { onResultWritten: notifier.recordWritten.bind(notifier) };
     const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal, hooks) : undefined;

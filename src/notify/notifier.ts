@@ -42,6 +42,11 @@ export interface NotifierOptions {
   onDelivery(provider: string, result: DeliveryResult): void;
   replayWindowMs?: number;
   clock?: () => Date;
+  /**
+   * Who made a source commit (janus run: read from the repository it fetched); the result records
+   * do not carry it. A failure leaves the author out, it never holds a notification back.
+   */
+  authorOf?: ((commit: string) => Promise<string | undefined>) | undefined;
 }
 
 export class Notifier {
@@ -122,11 +127,23 @@ export class Notifier {
     this.#chain = this.#chain
       .then(async () => {
         const config = await this.#o.config();
-        const message = messageOf(event, config);
-        for (const provider of providersFor(event, config))
-          this.deliveries.enqueue(provider, payloadFor(provider, event, message), event.id);
+        const providers = providersFor(event, config);
+        if (providers.length === 0) return;
+        const full = await this.#withAuthor(event);
+        const message = messageOf(full, config);
+        for (const provider of providers)
+          this.deliveries.enqueue(provider, payloadFor(provider, full, message), full.id);
       })
       .catch((err: unknown) => this.#o.log.error({ err, event: event.id }, 'notification not routed'));
+  }
+
+  async #withAuthor(event: NotificationEvent): Promise<NotificationEvent> {
+    if (event.author || !event.commit || !this.#o.authorOf) return event;
+    const author = await this.#o.authorOf(event.commit).catch((err: unknown) => {
+      this.#o.log.debug({ err, commit: event.commit }, 'author of the source commit not read');
+      return undefined;
+    });
+    return author ? { ...event, author } : event;
   }
 }
 

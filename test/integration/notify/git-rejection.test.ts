@@ -36,7 +36,7 @@ afterAll(async () => {
 interface CloudEvent {
   id: string;
   subject: string;
-  data: { phase: string; reason: string; errors?: string[]; commit?: string; path?: string };
+  data: { phase: string; reason: string; errors?: string[]; commit?: string; path?: string; author?: string };
 }
 
 describe('notifications from janus run', () => {
@@ -86,7 +86,7 @@ describe('notifications from janus run', () => {
     );
     expect(byPhase.get('Committed')).toMatchObject({
       id: `${good.metadata.uid}/Committed`,
-      data: { path: 'transactions/good' },
+      data: { path: 'transactions/good', author: 'Test User', commit: sha },
     });
     const rejected = byPhase.get('Rejected');
     expect(rejected).toMatchObject({
