@@ -14,6 +14,7 @@ import { whoAmI } from '../kube/who-am-i.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { ResultContext } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
 import { VERSION } from '../version.ts';
 import { createWebhookHandler, type WebhookRequestHandler } from '../webhook/index.ts';
 import type { GitOptions, ManagerOptions, SignatureOptions } from './options.ts';
@@ -23,7 +24,13 @@ export interface GitSource {
   /** POST /webhook: a push to the watched branch calls `poll`; undefined without a webhook secret. */
   webhook(poll: (reason: string) => void): WebhookRequestHandler | undefined;
   /** Starts the Git side for one term: results writer and reporter, materializer and poller. */
-  startTerm(signal: AbortSignal): Promise<GitSide>;
+  startTerm(signal: AbortSignal, hooks?: TermHooks): Promise<GitSide>;
+}
+
+/** What the rest of the term hears from the Git side. */
+export interface TermHooks {
+  /** Each record the materializer queued for the results branch (a rejection notifies). */
+  onResultWritten?(record: ResultRecord): void;
 }
 
 /** What the Git side shares with the rest of the process. */
@@ -66,7 +73,7 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
         logger: log,
         onResult: metrics.webhookRequest,
       }),
-    startTerm: (signal) => startGitTerm({ ...shared, git: o, repository, context }, signal),
+    startTerm: (signal, hooks) => startGitTerm({ ...shared, git: o, repository, context, hooks }, signal),
   };
 }
 
@@ -132,7 +139,12 @@ function signatureGate(options: SignatureOptions, log: Logger): SignatureGate {
 }
 
 async function startGitTerm(
-  o: Shared & { git: GitOptions; repository: GitRepository; context: ResultContext },
+  o: Shared & {
+    git: GitOptions;
+    repository: GitRepository;
+    context: ResultContext;
+    hooks: TermHooks | undefined;
+  },
   signal: AbortSignal,
 ): Promise<GitSide> {
   const { git } = o;
@@ -155,6 +167,7 @@ async function startGitTerm(
       metrics: o.metrics,
       log: o.log,
       commitStatus: git.commitStatus,
+      onResultWritten: o.hooks?.onResultWritten,
     },
     signal,
   );
