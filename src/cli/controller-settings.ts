@@ -54,6 +54,13 @@ export const CONTROLLER_FLAGS = {
     description:
       "namespaces whose AnalysisTemplates every Transaction may use, comma-separated, besides its own namespace and the controller's (always allowed); unset or empty: those two only",
   },
+  'notifications-config': {
+    type: 'string',
+    env: 'JANUS_NOTIFICATIONS_CONFIG',
+    placeholder: 'file',
+    description:
+      "the platform team's notification settings (providers and routes, docs/operations.md), re-read when the file changes; unset: no notifications",
+  },
   concurrency: {
     type: 'string',
     env: 'JANUS_CONCURRENCY',
@@ -256,6 +263,7 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
     opsAddress,
     controllerNamespace: namespace,
     analysis: analysisPolicy(values, namespace),
+    notificationsConfig: values['notifications-config'] || undefined,
     watchNamespace: values.namespace,
     instance,
     concurrency,

@@ -13,6 +13,7 @@ import { describeError, type Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import { ResultsReporter } from '../results/reporter.ts';
 import type { ResultContext } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
 import { readResultFiles } from '../results/results-reader.ts';
 import { ResultsWriter } from '../results/writer.ts';
 import type { CheckResult } from '../server/health.ts';
@@ -59,6 +60,8 @@ export interface GitSideOptions {
   log: Logger;
   /** Statuses on the source commits; off when undefined. */
   commitStatus?: CommitStatusSettings | undefined;
+  /** Called with each record the materializer queued (a rejection notifies: src/notify). */
+  onResultWritten?: ((record: ResultRecord) => void) | undefined;
 }
 
 export interface GitSide {
@@ -127,6 +130,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
       write: async (record) => {
         await statuses.beforeResult(record);
         await writer.write(record);
+        o.onResultWritten?.(record); // once durably queued: a rejection notifies (src/notify)
       },
       flush: () => writer.flush(),
     },

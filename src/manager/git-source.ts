@@ -16,6 +16,7 @@ import { whoAmI } from '../kube/who-am-i.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
 import type { ResultContext } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
 import { VERSION } from '../version.ts';
 import { createWebhookHandler, type WebhookRequestHandler } from '../webhook/index.ts';
 import type { GitOptions, ManagerOptions, SignatureOptions } from './options.ts';
@@ -25,7 +26,13 @@ export interface GitSource {
   /** POST /webhook: a push to the watched branch calls `poll`; undefined without a webhook secret. */
   webhook(poll: (reason: string) => void): WebhookRequestHandler | undefined;
   /** Starts the Git side for one term: results writer and reporter, materializer and poller. */
-  startTerm(signal: AbortSignal): Promise<GitSide>;
+  startTerm(signal: AbortSignal, hooks?: TermHooks): Promise<GitSide>;
+}
+
+/** What the rest of the term hears from the Git side. */
+export interface TermHooks {
+  /** Each record the materializer queued for the results branch (a rejection notifies). */
+  onResultWritten?(record: ResultRecord): void;
 }
 
 /** What the Git side shares with the rest of the process. */
@@ -78,8 +85,8 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
         logger: log,
         onResult: metrics.webhookRequest,
       }),
-    startTerm: (signal) =>
-      startGitTerm({ ...shared, git: o, repository, context, resultsSigningKey }, signal),
+    startTerm: (signal, hooks) =>
+      startGitTerm({ ...shared, git: o, repository, context, resultsSigningKey, hooks }, signal),
   };
 }
 
@@ -151,6 +158,7 @@ async function startGitTerm(
     repository: GitRepository;
     context: ResultContext;
     resultsSigningKey: SigningKeySource | undefined;
+    hooks: TermHooks | undefined;
   },
   signal: AbortSignal,
 ): Promise<GitSide> {
@@ -175,6 +183,7 @@ async function startGitTerm(
       metrics: o.metrics,
       log: o.log,
       commitStatus: git.commitStatus,
+      onResultWritten: o.hooks?.onResultWritten,
     },
     signal,
   );

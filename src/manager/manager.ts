@@ -8,11 +8,14 @@ import type { TransactionController } from '../controller/controller.ts';
 import type { GitSide } from '../gitops/git-side.ts';
 import { KubeClient } from '../kube/client.ts';
 import { Metrics } from '../metrics/index.ts';
+import { NotifyConfigFile } from '../notify/config-file.ts';
+import type { Notifier } from '../notify/notifier.ts';
 import { fromGit } from '../retention/select.ts';
 import { logApiRequests } from './api-request-log.ts';
 import type { GitSource } from './git-source.ts';
 import { leadUntil } from './leadership.ts';
 import { startListeners } from './listeners.ts';
+import { startNotifier } from './notifications.ts';
 import type { ManagerOptions } from './options.ts';
 import { readinessChecks } from './readiness.ts';
 import { planRunnables, type RunnablePlan } from './runnables.ts';
@@ -23,6 +26,7 @@ import { startTransactionController } from './transaction-controller.ts';
 interface Term {
   controller: TransactionController;
   git: GitSide | undefined;
+  notifier: Notifier | undefined;
 }
 
 /** Runs until a signal, then shuts down cleanly; rejects on a fatal error. */
@@ -38,6 +42,9 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   const source =
     o.git && (await (await import('./git-source.ts')).openGitSource(o.git, { ...o, client, metrics }));
 
+  const notifications = o.notificationsConfig
+    ? new NotifyConfigFile(o.notificationsConfig, log.child({ component: 'notifier' }))
+    : undefined;
   let term: Term | undefined;
   const webhook =
     plan.webhook === 'off' ? undefined : source?.webhook((reason) => term?.git?.poller.trigger(reason));
@@ -64,7 +71,12 @@ export async function runManager(o: ManagerOptions): Promise<void> {
     work: async (signal) => {
       let started: Term;
       try {
-        started = await startTerm(o, plan, { client, metrics, source, current: () => term }, signal);
+        started = await startTerm(
+          o,
+          plan,
+          { client, metrics, source, notifications, current: () => term },
+          signal,
+        );
       } catch (error) {
         failure = error;
         failed.abort();
@@ -74,6 +86,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
       await aborted(signal);
       term = undefined;
       await started.git?.stop();
+      await started.notifier?.stop();
       await started.controller.stop();
     },
   });
@@ -83,7 +96,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   if (failure !== undefined) throw failure;
 }
 
-/** Starts the leader's runnables in order: the controller, then the Git side. */
+/** Starts the leader's runnables in order: the controller, the notifier, then the Git side. */
 async function startTerm(
   o: ManagerOptions,
   plan: RunnablePlan,
@@ -91,6 +104,7 @@ async function startTerm(
     client: KubeClient;
     metrics: Metrics;
     source: GitSource | undefined;
+    notifications: NotifyConfigFile | undefined;
     current(): Term | undefined;
   },
   signal: AbortSignal,
@@ -118,10 +132,15 @@ async function startTerm(
         },
       }),
   });
+  const notifier =
+    deps.notifications &&
+    startNotifier(o, { client, metrics, config: deps.notifications, repository: source?.repository });
   try {
-    const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal) : undefined;
-    return { controller, git };
+    const hooks = notifier && { onResultWritten: notifier.recordWritten.bind(notifier) };
+    const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal, hooks) : undefined;
+    return { controller, git, notifier };
   } catch (error) {
+    await notifier?.stop();
     await controller.stop();
     throw error;
   }

@@ -43,6 +43,8 @@ export interface ManagerOptions {
   watchNamespace: string | undefined;
   /** What metric analysis may query (addresses) and read (template namespaces). */
   analysis: AnalysisPolicy;
+  /** The notification settings file (src/notify/config.ts); undefined: no notifications. */
+  notificationsConfig?: string | undefined;
   /** This installation's instance (src/controller/installation.ts); undefined: the default one. */
   instance: string | undefined;
   /** Transactions reconciled in parallel. */

@@ -25,6 +25,7 @@ import type {
   TransactionOutcome,
 } from './labels.ts';
 import { COMMIT_STATUS_RESULTS } from './labels.ts';
+import { type NotificationInstruments, notificationInstruments } from './notification-instruments.ts';
 import { collectDefaultMetrics, Registry } from './prom.ts';
 import { type TransactionInstruments, transactionInstruments } from './transaction-instruments.ts';
 import {
@@ -66,6 +67,7 @@ export class Metrics {
   readonly #workQueues: WorkQueueInstruments;
   readonly #kube: KubeRequestInstruments;
   readonly #controller: ControllerInstruments;
+  readonly #notifications: NotificationInstruments;
 
   constructor(options: MetricsOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -75,6 +77,7 @@ export class Metrics {
     this.#workQueues = workQueueInstruments(this.registry);
     this.#kube = kubeRequestInstruments(this.registry);
     this.#controller = controllerInstruments(this.registry, options.leaderLease ?? DEFAULT_LEADER_LEASE);
+    this.#notifications = notificationInstruments(this.registry);
     if (options.defaultMetrics) collectDefaultMetrics(this.registry, 'janus_');
   }
 
@@ -179,6 +182,13 @@ export class Metrics {
   /** One webhook request; matches the webhook handler's `onResult`. */
   readonly webhookRequest = (provider: WebhookProvider | 'unknown', outcome: WebhookOutcome): void => {
     this.#git.webhookRequests.inc({ provider, outcome });
+  };
+
+  // --- Notifications ------------------------------------------------------------------------
+
+  /** One notification delivery try ended (sent, retried, failed) or was dropped. */
+  readonly notification = (provider: string, result: 'sent' | 'retried' | 'failed' | 'dropped'): void => {
+    this.#notifications.deliveries.inc({ provider, result });
   };
 
   // --- Work queues and the Kubernetes API ----------------------------------------------------

@@ -245,7 +245,7 @@ export function renderMaterialized(txn: Transaction, context: ResultContext): Re
 }
 
 /** What the cache keeps: no managedFields, no change contents (a result names targets only). */
-function slim(txn: Transaction): Transaction {
+export function slim(txn: Transaction): Transaction {
   const { managedFields: _, ...metadata } = txn.metadata;
   const changes = txn.spec.changes.map(({ content: _content, ...change }) => change);
   return { ...txn, metadata, spec: { ...txn.spec, changes } } as Transaction;

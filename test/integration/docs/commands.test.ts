@@ -146,6 +146,12 @@ const DECISIONS: Decision[] = [
 
   {
     file: 'docs/operations.md',
+    command:
+      /^kubectl -n janus-system (create (secret generic|configmap) janus-notifications |patch deployment janus --patch .*JANUS_NOTIFICATIONS_CONFIG)/,
+    skip: `notification setup of the Deployment: ${NO_NODES}; test/integration/notify/notifications.test.ts runs the controller with such a file, and test/unit/notify/documented-config.test.ts parses this page's file`,
+  },
+  {
+    file: 'docs/operations.md',
     command: /^kubectl (create|label) namespace janus-system( |$)/,
     skip: 'janus-system exists already in the shared test cluster (the kustomize install); test/integration/manifests/helm.test.ts creates its release namespace with the same Pod Security label and checks the install raises no warning',
   },

@@ -2,7 +2,9 @@
  * The loop closed on the commit, against a real forge: Gitea (built from its Go module) serves the
  * watched repository over HTTP, its own push webhook nudges janus run, and the commit statuses
  * Janus sets are read back from Gitea's API, which keeps every status ever posted: so "once per
- * state" is counted, not assumed, also across a restart of janus run.
+ * state" is counted, not assumed, also across a restart of janus run. The first scenario also
+ * routes notifications (src/notify) to a test listener: each outcome arrives there with its commit
+ * and its author.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import {
   startGitea,
   type TestGitea,
 } from '../../support/gitea.ts';
+import { startListener } from '../../support/http-listener.ts';
 import { useClients, useNamespace } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, serviceAccount, waitForPhase } from '../../support/saga.ts';
 import { WEBHOOK_SECRET, webhookSecretArgs } from '../../support/webhook.ts';
@@ -83,7 +86,17 @@ describe('commit statuses on a real forge (Gitea)', () => {
         'initial',
       );
       const token = await tokenFile(gitea.token);
+      // Notifications too (src/notify): every outcome also reaches a webhook listener.
+      const listener = await startListener();
+      const notifications = join(await mkdtemp(join(tmpdir(), 'janus-forge-notify-')), 'notifications.yaml');
+      await writeFile(
+        notifications,
+        `providers: [{name: hook, type: cloudevents, address: "${listener.address}/hook", secretFile: ${token}}]\n` +
+          `routes: [{namespaces: [${ns.name}], providers: [hook]}]\n`,
+      );
       const args = [
+        '--notifications-config',
+        notifications,
         '--git-username',
         GITEA_ADMIN,
         '--git-token-file',
@@ -143,6 +156,29 @@ describe('commit statuses on a real forge (Gitea)', () => {
       expect(broken[0]?.description).toMatch(
         /^Rejected, nothing applied: transactions\/broken\/10-app\.patch\.yaml:\d+: YAML syntax error/,
       );
+
+      // Each outcome also arrived at the notification listener, naming its commit and its author.
+      const notified = await eventually(() => {
+        const events = listener
+          .at('/hook')
+          .map(
+            (r) =>
+              JSON.parse(r.body) as {
+                subject: string;
+                data: { phase: string; commit?: string; author?: string };
+              },
+          )
+          .map((e) => `${e.subject} ${e.data.phase} ${e.data.commit} ${e.data.author}`);
+        for (const expected of [
+          `${ns.name}/good Committed ${good} Test User`,
+          `${ns.name}/two-step RolledBack ${rolledBack} Test User`,
+          `${ns.name}/broken Rejected ${rejected} Test User`,
+        ])
+          expect(events).toContain(expected);
+        return events;
+      });
+      expect(notified.filter((e) => e.startsWith(`${ns.name}/good Committed`))).toHaveLength(1);
+      await listener.close();
 
       // A restart (a new term knows nothing): it reads what each commit shows and sends nothing.
       const ops = await run.opsUrl();

@@ -43,7 +43,10 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
     results: 'the results branch: outcomes rendered and written to Git, read back',
     'commit-status': 'commit statuses on the source commit: state, forge requests, the reporter',
   },
-  { gitops: 'transaction directories in Git: parsed, validated, materialized as Transactions' },
+  {
+    gitops: 'transaction directories in Git: parsed, validated, materialized as Transactions',
+    notify: 'transaction events routed to chat, webhooks and Alertmanager, as the platform team configured',
+  },
   { manager: 'the process: leader election, signals, runnables, the ops server, readiness' },
   { cli: 'the janus commands: flags mapped to options, output' },
 ];

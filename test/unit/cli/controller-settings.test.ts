@@ -75,6 +75,14 @@ describe('managerOptions', () => {
     expect(o.analysis.templateNamespaces).toEqual(['janus-system', 'platform-analysis']);
   });
 
+  it('sends no notifications by default; --notifications-config or its variable names the file', () => {
+    expect(options([]).notificationsConfig).toBeUndefined();
+    expect(options(['--notifications-config', '/etc/n.yaml']).notificationsConfig).toBe('/etc/n.yaml');
+    expect(options([], { JANUS_NOTIFICATIONS_CONFIG: '/etc/e.yaml' }).notificationsConfig).toBe(
+      '/etc/e.yaml',
+    );
+  });
+
   it('refuses an analysis setting that is not an address prefix or a namespace, naming the flag', () => {
     expect(() => options(['--analysis-allowed-addresses', 'prometheus.monitoring:9090'])).toThrow(UsageError);
     expect(() => options(['--analysis-allowed-addresses', 'http://u:p@prom'])).toThrow(

@@ -23,6 +23,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_git_suspended', 'gauge', []],
   ['janus_webhook_requests_total', 'counter', ['outcome', 'provider']],
   ['janus_commit_status_deliveries_total', 'counter', ['provider', 'result']],
+  ['janus_notifications_total', 'counter', ['provider', 'result']],
   ['janus_workqueue_depth', 'gauge', ['name']],
   ['janus_workqueue_adds_total', 'counter', ['name']],
   ['janus_workqueue_retries_total', 'counter', ['name']],
@@ -51,6 +52,7 @@ function exerciseEverything(metrics: Metrics): void {
   metrics.setPendingResults(2);
   metrics.webhookRequest('github', 'triggered');
   metrics.commitStatus('gitea', 'sent');
+  metrics.notification('audit', 'sent');
   const queue = metrics.workQueueMetrics('transactions');
   queue.add();
   queue.depth(1);

@@ -1,0 +1,119 @@
+/**
+ * A notification event: what one result record says, read back from the record itself (the
+ * results branch's TransactionResult file), so a notification and the results branch can never
+ * disagree and there is one outcome model, not two. Pure.
+ */
+
+import { sourceCommit } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
+import { parseYamlValue } from '../yaml/yaml-file.ts';
+
+/** How loud an event is; routes pass events of at least their `severity`. */
+export type Severity = 'info' | 'warning' | 'error';
+export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'error'];
+
+/**
+ * The phases that notify, and their severity (docs/operations.md, Notifications, has this
+ * table): a change applied and healthy is news; a rollback under way is a warning; anything that
+ * ended without the change applied needs a human's eyes.
+ */
+export const PHASE_SEVERITY = {
+  Committed: 'info',
+  RollingBack: 'warning',
+  RolledBack: 'error',
+  Failed: 'error',
+  Rejected: 'error',
+} as const satisfies Record<string, Severity>;
+
+export type NotifiedPhase = keyof typeof PHASE_SEVERITY;
+export const NOTIFIED_PHASES = Object.keys(PHASE_SEVERITY) as NotifiedPhase[];
+
+export function isNotifiedPhase(phase: string): phase is NotifiedPhase {
+  return Object.hasOwn(PHASE_SEVERITY, phase);
+}
+
+export interface NotificationEvent {
+  /**
+   * `<transaction uid>/<phase>` (a rejected directory has no uid: `<namespace>/<name>@<commit>`):
+   * the same for a redelivery, so a receiver can drop duplicates (the CloudEvents id).
+   */
+  id: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+  phase: NotifiedPhase;
+  severity: Severity;
+  /** Why, in one line: the record's message (a health verdict, a conflict, a rejection). */
+  reason: string;
+  /** The changes the transaction has. */
+  changes: number;
+  /** e.g. "2/3": committed over total, as the record says. */
+  progress?: string;
+  /** The first file errors of a rejection, as "file:line: message". */
+  errors: string[];
+  repository?: string;
+  /** Path of the transaction directory in the repository. */
+  path?: string;
+  /** The source commit (40 hex). */
+  commit?: string;
+  /** Who made the source commit, when the record says. */
+  author?: string;
+  /** When the event was seen (RFC 3339). */
+  time: string;
+}
+
+/** File errors carried by a rejection's event; the results branch has them all. */
+export const MAX_EVENT_ERRORS = 5;
+/** A reason longer than this is cut (a condition message may be 32 KiB). */
+export const MAX_REASON_CHARS = 300;
+
+/** The event a result record describes; undefined for a record that notifies nothing. */
+export function eventFromRecord(record: ResultRecord, time: Date): NotificationEvent | undefined {
+  const text = Object.values(record.files)[0];
+  if (text === undefined) return undefined; // a notice (edit ignored): nothing happened
+  const doc = asObject(parseYamlValue(text));
+  const phase = String(doc.phase ?? '');
+  if (!isNotifiedPhase(phase)) return undefined;
+  const transaction = asObject(doc.transaction);
+  const source = asObject(doc.source);
+  const namespace = String(transaction.namespace ?? '');
+  const name = String(transaction.name ?? '');
+  const uid = typeof transaction.uid === 'string' ? transaction.uid : undefined;
+  const commit = sourceCommit(typeof source.revision === 'string' ? source.revision : undefined);
+  const changes = Array.isArray(doc.changes) ? doc.changes.length : 0;
+  const errors = (Array.isArray(doc.errors) ? doc.errors : []).map(asObject);
+  return {
+    id: uid ? `${uid}/${phase}` : `${namespace}/${name}@${commit ?? 'unknown'}/${phase}`,
+    namespace,
+    name,
+    ...(uid && { uid }),
+    phase,
+    severity: PHASE_SEVERITY[phase],
+    reason: oneLine(String(doc.message ?? phase), MAX_REASON_CHARS),
+    changes,
+    ...(typeof doc.progress === 'string' && { progress: doc.progress }),
+    errors: errors.slice(0, MAX_EVENT_ERRORS).map(describeError),
+    ...(typeof source.repository === 'string' && { repository: source.repository }),
+    ...(typeof source.path === 'string' && { path: source.path }),
+    ...(commit && { commit }),
+    ...(typeof source.author === 'string' && { author: source.author }),
+    time: time.toISOString(),
+  };
+}
+
+function describeError(e: Record<string, unknown>): string {
+  const where = [e.file, e.line].filter((part) => part !== undefined).join(':');
+  return oneLine(`${where}: ${String(e.message ?? e.code ?? '')}`, MAX_REASON_CHARS);
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** Collapses whitespace and cuts: a chat line must not be a page. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

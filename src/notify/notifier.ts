@@ -1,0 +1,156 @@
+/**
+ * Sees every transaction event and hands it to the routes: phase changes of this installation's
+ * Transactions (its own informer, as the results reporter has), and the rejections the Git side
+ * records. An event is the result record of the transaction as it stands (render-transaction.ts),
+ * read back by event.ts: the notification says what the results branch says.
+ *
+ * Never in the saga's way: informer handlers only queue; delivery is delivery.ts's. What a
+ * restart keeps: a Transaction listed at start whose notified phase began less than
+ * `replayWindowMs` ago is notified again (at least once, duplicates possible; see
+ * docs/operations.md).
+ */
+import type { Transaction } from '../api/v1alpha1/index.ts';
+import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
+import { transactionSelector } from '../controller/installation.ts';
+import type { KubeClient } from '../kube/client.ts';
+import { transactionsPath } from '../kube/transactions.ts';
+import type { Logger } from '../log/index.ts';
+import { renderTransactionResult } from '../results/render-transaction.ts';
+import { slim } from '../results/reporter.ts';
+import type { ResultContext } from '../results/result-context.ts';
+import type { ResultRecord } from '../results/result-record.ts';
+import { Informer } from '../runtime/informer.ts';
+import type { NotifyConfig } from './config.ts';
+import { DeliveryQueue, type DeliveryResult } from './delivery.ts';
+import { eventFromRecord, isNotifiedPhase, type NotificationEvent } from './event.ts';
+import { messageOf } from './message.ts';
+import { payloadFor } from './payloads/index.ts';
+import { post } from './post.ts';
+import { providersFor } from './routing.ts';
+
+/** A phase reached less than this before a (re)start is notified again. */
+export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
+
+export interface NotifierOptions {
+  client: KubeClient;
+  /** The settings in force (re-read when the file changes). */
+  config(): Promise<NotifyConfig>;
+  context: ResultContext;
+  watchNamespace?: string | undefined;
+  instance?: string | undefined;
+  log: Logger;
+  onDelivery(provider: string, result: DeliveryResult): void;
+  replayWindowMs?: number;
+  clock?: () => Date;
+  /**
+   * Who made a source commit (janus run: read from the repository it fetched); the result records
+   * do not carry it. A failure leaves the author out, it never holds a notification back.
+   */
+  authorOf?: ((commit: string) => Promise<string | undefined>) | undefined;
+}
+
+export class Notifier {
+  readonly informer: Informer<Transaction>;
+  readonly deliveries: DeliveryQueue;
+  readonly #o: NotifierOptions;
+  /** Per "<namespace>/<name>", the event last routed: a resync or relist repeats nothing. */
+  readonly #routed = new Map<string, string>();
+  /** Events are routed in the order seen, so each provider's queue gets them in that order. */
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(options: NotifierOptions) {
+    this.#o = options;
+    this.deliveries = new DeliveryQueue({ post, onResult: options.onDelivery, log: options.log });
+    this.informer = new Informer<Transaction>({
+      client: options.client,
+      path: transactionsPath(options.watchNamespace),
+      labelSelector: transactionSelector(options.instance),
+      transform: slim,
+      pageSize: TRANSACTION_PAGE_SIZE,
+      logger: options.log,
+      handlers: {
+        onAdd: (txn, key) => {
+          if (this.#recent(txn)) this.#observe(txn, key);
+        },
+        onUpdate: (old, txn, key) => {
+          if (old.status?.phase !== txn.status?.phase) this.#observe(txn, key);
+        },
+        onDelete: (_txn, key) => void this.#routed.delete(key),
+      },
+    });
+  }
+
+  start(): void {
+    this.informer.start();
+  }
+
+  /** A record the Git side queued for the results branch: a rejected directory notifies. */
+  recordWritten(record: ResultRecord): void {
+    const event = eventFromRecord(record, this.#now());
+    if (event?.phase === 'Rejected') this.#route(event);
+  }
+
+  /** Resolves once everything routed so far has been delivered or given up (tests). */
+  async idle(): Promise<void> {
+    await this.#chain;
+    await this.deliveries.idle();
+  }
+
+  async stop(): Promise<void> {
+    await this.informer.stop();
+    await this.#chain;
+    await this.deliveries.stop();
+  }
+
+  #now(): Date {
+    return this.#o.clock?.() ?? new Date();
+  }
+
+  /** Whether a Transaction seen at a (re)list reached its phase within the replay window. */
+  #recent(txn: Transaction): boolean {
+    const at = phaseSince(txn);
+    const window = this.#o.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
+    return at !== undefined && this.#now().getTime() - at.getTime() < window;
+  }
+
+  #observe(txn: Transaction, key: string): void {
+    const phase = txn.status?.phase;
+    if (!phase || !isNotifiedPhase(phase)) return;
+    const time = phaseSince(txn) ?? this.#now();
+    const event = eventFromRecord(renderTransactionResult(txn, this.#o.context), time);
+    if (!event || this.#routed.get(key) === event.id) return;
+    this.#routed.set(key, event.id);
+    this.#route(event);
+  }
+
+  #route(event: NotificationEvent): void {
+    this.#chain = this.#chain
+      .then(async () => {
+        const config = await this.#o.config();
+        const providers = providersFor(event, config);
+        if (providers.length === 0) return;
+        const full = await this.#withAuthor(event);
+        const message = messageOf(full, config);
+        for (const provider of providers)
+          this.deliveries.enqueue(provider, payloadFor(provider, full, message), full.id);
+      })
+      .catch((err: unknown) => this.#o.log.error({ err, event: event.id }, 'notification not routed'));
+  }
+
+  async #withAuthor(event: NotificationEvent): Promise<NotificationEvent> {
+    if (event.author || !event.commit || !this.#o.authorOf) return event;
+    const author = await this.#o.authorOf(event.commit).catch((err: unknown) => {
+      this.#o.log.debug({ err, commit: event.commit }, 'author of the source commit not read');
+      return undefined;
+    });
+    return author ? { ...event, author } : event;
+  }
+}
+
+/** When the Transaction entered its phase: completedAt, else its newest condition's transition. */
+export function phaseSince(txn: Transaction): Date | undefined {
+  const times = [txn.status?.completedAt, ...(txn.status?.conditions ?? []).map((c) => c.lastTransitionTime)]
+    .map((t) => Date.parse(t ?? ''))
+    .filter((t) => !Number.isNaN(t));
+  return times.length > 0 ? new Date(Math.max(...times)) : undefined;
+}

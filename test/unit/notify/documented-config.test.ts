@@ -1,0 +1,26 @@
+/** The notification file docs/operations.md shows is one the controller accepts, as written. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseNotifyConfig } from '../../../src/notify/config.ts';
+
+const OPERATIONS = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+
+describe('docs/operations.md, Notifications', () => {
+  it('shows a notifications.yaml that parses, with every provider type', () => {
+    const block = /```yaml\n(# notifications\.yaml\n[\s\S]*?)```/.exec(OPERATIONS)?.[1];
+    expect(block, 'the ```yaml block starting "# notifications.yaml"').toBeDefined();
+    const config = parseNotifyConfig('docs/operations.md', block ?? '');
+    expect(config.providers.map((p) => p.type).sort()).toEqual([
+      'alertmanager',
+      'cloudevents',
+      'msteams',
+      'slack',
+    ]);
+    expect(config.routes.map((r) => r.name)).toEqual([
+      'audit-everything',
+      'shop',
+      'billing-problems',
+      'page-on-failures',
+    ]);
+  });
+});
