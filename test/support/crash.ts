@@ -49,7 +49,12 @@ async function settled(admin: Objects, namespace: string, name: string, phase: P
   return eventually(
     async () => {
       const txn = await getTxn(admin, namespace, name);
-      if (txn.status?.phase !== phase) throw new Error(`phase ${txn.status?.phase}, want ${phase}`);
+      if (txn.status?.phase !== phase) {
+        const ready = txn.status?.conditions?.find((c) => c.type === 'Ready');
+        throw new Error(
+          `phase ${txn.status?.phase}, want ${phase} (Ready: ${ready?.reason}: ${ready?.message}; health: ${JSON.stringify(txn.status?.health)})`,
+        );
+      }
       if ((txn.metadata.finalizers ?? []).length > 0) throw new Error('finalizer still present');
       if ((await leasesOf(admin, namespace)).length > 0) throw new Error('leases still present');
       return txn;
