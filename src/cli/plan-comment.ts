@@ -150,7 +150,7 @@ async function request(send: SendForgeRequest, req: ForgeRequest): Promise<strin
     try {
       answer = await send(req, AbortSignal.timeout(MAX_COMMENT_WAIT_MS));
     } catch (error) {
-      if (attempt >= COMMENT_ATTEMPTS) throw new Error(`${what}: ${(error as Error).message}`);
+      if (attempt >= COMMENT_ATTEMPTS) throw new Error(`${what}: ${networkError(error)}`);
       await sleep(2000 * attempt);
       continue;
     }
@@ -162,6 +162,13 @@ async function request(send: SendForgeRequest, req: ForgeRequest): Promise<strin
     }
     await sleep(wait);
   }
+}
+
+/** fetch says "fetch failed"; its cause says why (ECONNREFUSED, a certificate, a timeout). */
+function networkError(error: unknown): string {
+  const { message, cause } = error as { message?: string; cause?: { code?: string; message?: string } };
+  const why = cause?.code ?? cause?.message;
+  return why ? `${message} (${why})` : String(message);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -11,46 +11,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startGitea, type TestGitea } from '../../support/gitea.ts';
+import { openPullRequest, useGitea } from '../../support/gitea.ts';
 import { useClients } from '../../support/kube.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { ALL_ON_CONFIGMAPS, configMap, testNamespace } from '../../support/saga.ts';
 
 const clients = useClients();
 const JANUS = join(REPO_ROOT, 'bin/janus');
-let gitea: TestGitea;
-
-beforeAll(async () => {
-  gitea = await startGitea();
-}, 1_800_000); // a cold cache builds Gitea first (build-gitea.sh); then it starts in seconds
-afterAll(async () => {
-  await gitea?.stop();
-});
-
-/** A Gitea repository with an open pull request (its number), for the job to comment on. */
-async function pullRequest(name: string): Promise<{ repository: string; number: number }> {
-  const repo = await gitea.createRepo(name);
-  const path = `/repos/${repo.owner}/${repo.name}`;
-  const file = (branch: string, extra = {}) => ({
-    content: Buffer.from(branch).toString('base64'),
-    branch,
-    ...extra,
-  });
-  await gitea.api('POST', `${path}/contents/README.md`, file('main'));
-  await gitea.api(
-    'POST',
-    `${path}/contents/transactions/release/transaction.yaml`,
-    file('main', { new_branch: 'release' }),
-  );
-  const pr = await gitea.api<{ number: number }>('POST', `${path}/pulls`, {
-    head: 'release',
-    base: 'main',
-    title: 'release',
-  });
-  return { repository: `${repo.owner}/${repo.name}`, number: pr.number };
-}
+const forge = useGitea();
 
 interface Job {
   steps?: { run?: string }[];
@@ -100,7 +70,8 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
     const temp = await mkdtemp(join(tmpdir(), 'janus-ci-runner-'));
     const kubeconfig = await readFile(clients.kubeconfigs.admin, 'utf8');
     const github = file === 'github-actions.yaml';
-    const pr = github ? await pullRequest(`ci-${ns}`) : undefined;
+    const gitea = github ? forge() : undefined;
+    const pr = gitea ? await openPullRequest(gitea, `ci-${ns}`) : undefined;
     const jobEnv = {
       ...process.env,
       // The example's policy, for this test's namespace instead of shop.
@@ -108,14 +79,15 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
       RUNNER_TEMP: temp,
       KUBECONFIG_DATA: kubeconfig,
       JANUS_PLAN_KUBECONFIG: clients.kubeconfigs.admin,
-      ...(pr && {
-        GITHUB_ACTIONS: 'true',
-        GITEA_ACTIONS: 'true',
-        GITHUB_REPOSITORY: pr.repository,
-        GITHUB_API_URL: `${gitea.url}/api/v1`,
-        GITHUB_TOKEN: gitea.token,
-        PR_NUMBER: String(pr.number),
-      }),
+      ...(gitea &&
+        pr && {
+          GITHUB_ACTIONS: 'true',
+          GITEA_ACTIONS: 'true',
+          GITHUB_REPOSITORY: pr.repository,
+          GITHUB_API_URL: `${gitea.url}/api/v1`,
+          GITHUB_TOKEN: gitea.token,
+          PR_NUMBER: String(pr.number),
+        }),
     };
     for (const command of commands) {
       const result = spawnSync('bash', ['-e', '-c', command.replaceAll('/app/bin/janus', JANUS)], {
@@ -135,7 +107,7 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
       `#### \`${ns}/release\` (\`transactions/release\`), dry run as \`system:serviceaccount:${ns}:deployer\``,
     );
     expect(comment).toContain('-  mode: blue\n+  mode: green');
-    if (pr) {
+    if (gitea && pr) {
       const posted = await gitea.api<{ body: string }[]>(
         'GET',
         `/repos/${pr.repository}/issues/${pr.number}/comments`,

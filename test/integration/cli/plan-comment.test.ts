@@ -6,41 +6,14 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGitea, type TestGitea } from '../../support/gitea.ts';
+import { describe, expect, it } from 'vitest';
+import { openPullRequest, useGitea } from '../../support/gitea.ts';
 import { useClients } from '../../support/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, testNamespace } from '../../support/saga.ts';
 import { janus } from './cli.ts';
 
 const clients = useClients();
-let gitea: TestGitea;
-
-beforeAll(async () => {
-  gitea = await startGitea();
-}, 1_800_000); // a cold cache builds Gitea first (build-gitea.sh); then it starts in seconds
-afterAll(async () => {
-  await gitea?.stop();
-});
-
-const base64 = (text: string) => Buffer.from(text).toString('base64');
-
-/** A repository with a pull request from `change` into `main`; its number. */
-async function pullRequest(name: string): Promise<number> {
-  const repo = await gitea.createRepo(name);
-  const path = `/repos/${repo.owner}/${repo.name}`;
-  await gitea.api('POST', `${path}/contents/README.md`, { content: base64('# deploy\n'), branch: 'main' });
-  await gitea.api('POST', `${path}/contents/transactions/release/transaction.yaml`, {
-    content: base64('apiVersion: tx.janus.io/v1alpha1\n'),
-    branch: 'main',
-    new_branch: 'change',
-  });
-  const pr = await gitea.api<{ number: number }>('POST', `${path}/pulls`, {
-    head: 'change',
-    base: 'main',
-    title: 'release',
-  });
-  return pr.number;
-}
+const forge = useGitea();
 
 /** The pull request's checkout as the CI job sees it: one transaction setting mode to `mode`. */
 async function checkout(root: string, ns: string, mode: string): Promise<void> {
@@ -60,8 +33,9 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
   it('posts the plan on the pull request, then updates that one comment on the next run', async () => {
     const ns = await testNamespace(clients.admin, 'plan-comment', { deployer: [ALL_ON_CONFIGMAPS] });
     await clients.admin.create(configMap(ns, 'settings', { mode: 'blue' }));
-    const number = await pullRequest(`plan-comment-${ns}`);
-    const comments = `/repos/janus-admin/plan-comment-${ns}/issues/${number}/comments`;
+    const gitea = forge();
+    const { repository, number } = await openPullRequest(gitea, `plan-comment-${ns}`);
+    const comments = `/repos/${repository}/issues/${number}/comments`;
     await gitea.api('POST', comments, { body: 'LGTM once the plan is in' });
     const tokenFile = join(await mkdtemp(join(tmpdir(), 'janus-forge-token-')), 'token');
     await writeFile(tokenFile, `${gitea.token}\n`);
@@ -79,7 +53,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
             JANUS_ALLOWED_NAMESPACES: ns,
             JANUS_ALLOWED_SERVICE_ACCOUNTS: `${ns}/deployer`,
             GITEA_ACTIONS: 'true',
-            GITHUB_REPOSITORY: `janus-admin/plan-comment-${ns}`,
+            GITHUB_REPOSITORY: repository,
             GITHUB_API_URL: `${gitea.url}/api/v1`,
           },
         },
@@ -89,7 +63,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
     const first = await run();
     expect({ code: first.code, stderr: first.stderr }).toEqual({
       code: 1, // "would change", as without --comment-on
-      stderr: `posted the plan on janus-admin/plan-comment-${ns}#${number}\n`,
+      stderr: `posted the plan on ${repository}#${number}\n`,
     });
     await checkout(cwd, ns, 'red');
     const second = await run();
@@ -107,6 +81,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
   });
 
   it("fails with exit 3 and the forge's answer when the token is refused, after printing the plan", async () => {
+    const gitea = forge();
     const tokenFile = join(await mkdtemp(join(tmpdir(), 'janus-forge-token-')), 'token');
     await writeFile(tokenFile, 'not-a-token\n');
     const cwd = await mkdtemp(join(tmpdir(), 'janus-plan-comment-'));
