@@ -11,9 +11,9 @@ import type { Forge } from './forge.ts';
 import type { CommitStatus, StatusState } from './state.ts';
 
 export interface ForgeRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   url: string;
-  /** JSON body, for POST. */
+  /** JSON body, for POST, PATCH and PUT. */
   body?: Record<string, string>;
 }
 
@@ -96,6 +96,6 @@ export function alreadyShown(forge: Forge, shown: ShownStatus | undefined, statu
     : shown.description === status.description;
 }
 
-function repoPath(project: string): string {
+export function repoPath(project: string): string {
   return project.split('/').map(encodeURIComponent).join('/');
 }

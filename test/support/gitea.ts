@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { terminate } from '../../src/cli/demo/control-plane-processes.ts';
 import { eventually } from './eventually.ts';
 import { reapOnExit } from './reap.ts';
@@ -267,4 +268,45 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (!address || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+/** A Gitea for the test file: started before its tests, stopped after them. */
+export function useGitea(): () => TestGitea {
+  let gitea: TestGitea | undefined;
+  beforeAll(async () => {
+    gitea = await startGitea();
+  }, 1_800_000); // a cold cache builds Gitea first (build-gitea.sh); then it starts in seconds
+  afterAll(async () => {
+    await gitea?.stop();
+  });
+  return () => {
+    if (!gitea) throw new Error('Gitea is not started yet (call it inside a test)');
+    return gitea;
+  };
+}
+
+/** A new repository `name` with an open pull request from `change` into `main`. */
+export async function openPullRequest(
+  gitea: TestGitea,
+  name: string,
+): Promise<{ repository: string; number: number }> {
+  const repo = await gitea.createRepo(name);
+  const path = `/repos/${repo.owner}/${repo.name}`;
+  const file = (text: string, extra = {}) => ({
+    content: Buffer.from(text).toString('base64'),
+    branch: 'main',
+    ...extra,
+  });
+  await gitea.api('POST', `${path}/contents/README.md`, file('# deploy\n'));
+  await gitea.api(
+    'POST',
+    `${path}/contents/transactions/release/transaction.yaml`,
+    file('apiVersion: tx.janus.io/v1alpha1\n', { new_branch: 'change' }),
+  );
+  const pr = await gitea.api<{ number: number }>('POST', `${path}/pulls`, {
+    head: 'change',
+    base: 'main',
+    title: 'release',
+  });
+  return { repository: `${repo.owner}/${repo.name}`, number: pr.number };
 }

@@ -14,6 +14,12 @@ import {
 import { formatDocument, outputFlag, parseOutput, processStreams } from '../output.ts';
 import { planTransaction } from '../plan-changes.ts';
 import {
+  COMMENT_FAILED_EXIT,
+  PLAN_COMMENT_FLAGS,
+  planCommentTarget,
+  postPlanComment,
+} from '../plan-comment.ts';
+import {
   invalidDirectory,
   PLAN_NOTE,
   planExitCode,
@@ -47,12 +53,21 @@ By default every read and dry run runs as the transaction's ServiceAccount (impe
 controller will: an RBAC gap shows up here); --no-as-service-account plans as yourself.
 ${PLAN_NOTE}
 
+With --comment-on <number> (and -o markdown) the plan is also posted as a comment on that pull
+or merge request; a later run updates that comment (found by a hidden marker naming dir) instead
+of adding one. The forge, repository, API root and token default to what GitHub Actions, Gitea
+Actions (GITHUB_REPOSITORY, GITHUB_API_URL) and GitLab CI (CI_PROJECT_ID, CI_API_V4_URL) set; the
+token comes from --forge-token-file, JANUS_FORGE_TOKEN or GITHUB_TOKEN. A comment over the
+forge's limit (GitHub 65,536 characters) is cut with a note; stdout always holds all of it.
+
 Exit status: 0 nothing would change; 1 something would change; 2 a directory is invalid, or a
-change would be refused (or a usage error).
+change would be refused (or a usage error); 3 the comment could not be posted (the forge's
+answer is printed).
 
 Examples:
   janus plan transactions/deploy-v2 --allowed-namespaces shop --allowed-service-accounts deployer
-  janus plan . -o markdown > plan.md        # a pull-request review comment (examples/ci)
+  janus plan . -o markdown > plan.md        # a pull-request review comment
+  janus plan . -o markdown --comment-on 42  # posted on pull request 42 (examples/ci)
   janus plan . -o diff > plan.diff
   janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
   flags: {
@@ -67,6 +82,7 @@ Examples:
       description: "dry-run as each transaction's ServiceAccount (impersonation); on by default",
     },
     'no-as-service-account': { type: 'boolean', description: 'dry-run as yourself instead' },
+    ...PLAN_COMMENT_FLAGS,
     ...outputFlag(
       ['json', 'yaml', 'diff', 'markdown'] as const,
       '; diff prints only the unified diffs, markdown a pull-request review comment',
@@ -76,6 +92,7 @@ Examples:
     const [target = '.', ...extra] = args;
     if (extra.length > 0) throw new UsageError(`expected at most one directory, got ${args.length}`);
     const format = parseOutput(values.output, ['json', 'yaml', 'diff', 'markdown'] as const);
+    const commentTarget = planCommentTarget(values);
     const policy = policyFromFlags(values, values['controller-namespace']);
     const { stdout, stderr } = processStreams();
     const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root });
@@ -106,6 +123,16 @@ Examples:
     if (format === 'diff') stdout.write(renderDiffs(plans));
     else if (format === 'markdown') stdout.write(renderMarkdown(plans));
     else if (format) stdout.write(formatDocument(plans, format));
+    if (commentTarget) {
+      try {
+        stderr.write(`${await postPlanComment(commentTarget, target, renderMarkdown(plans))}\n`);
+      } catch (error) {
+        throw new UsageError(
+          `cannot post the plan's comment: ${(error as Error).message}`,
+          COMMENT_FAILED_EXIT,
+        );
+      }
+    }
     return planExitCode(plans);
   },
 });

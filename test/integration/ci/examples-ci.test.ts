@@ -2,7 +2,10 @@
  * examples/ci holds the pull-request jobs people copy (GitHub Actions, GitLab CI). Their janus
  * commands are run here as the jobs run them, with their environment (the repository's policy),
  * on a repository with a transaction directory and against the tests' cluster: validate passes,
- * plan writes a review comment with the diff, and exits as the job expects.
+ * plan writes a review comment with the diff, and exits as the job expects. GitHub Actions' job
+ * runs as Gitea Actions runs the same file (GITEA_ACTIONS, GITHUB_REPOSITORY, GITHUB_API_URL,
+ * the job's token), against a real Gitea: its one command posts the plan on the pull request.
+ * GitLab's job runs without a merge request (CI_MERGE_REQUEST_IID empty): the plan is not posted.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -10,12 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { openPullRequest, useGitea } from '../../support/gitea.ts';
 import { useClients } from '../../support/kube.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
 import { ALL_ON_CONFIGMAPS, configMap, testNamespace } from '../../support/saga.ts';
 
 const clients = useClients();
 const JANUS = join(REPO_ROOT, 'bin/janus');
+const forge = useGitea();
 
 interface Job {
   steps?: { run?: string }[];
@@ -64,6 +69,9 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
     const cwd = await repository(ns);
     const temp = await mkdtemp(join(tmpdir(), 'janus-ci-runner-'));
     const kubeconfig = await readFile(clients.kubeconfigs.admin, 'utf8');
+    const github = file === 'github-actions.yaml';
+    const gitea = github ? forge() : undefined;
+    const pr = gitea ? await openPullRequest(gitea, `ci-${ns}`) : undefined;
     const jobEnv = {
       ...process.env,
       // The example's policy, for this test's namespace instead of shop.
@@ -71,6 +79,15 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
       RUNNER_TEMP: temp,
       KUBECONFIG_DATA: kubeconfig,
       JANUS_PLAN_KUBECONFIG: clients.kubeconfigs.admin,
+      ...(gitea &&
+        pr && {
+          GITHUB_ACTIONS: 'true',
+          GITEA_ACTIONS: 'true',
+          GITHUB_REPOSITORY: pr.repository,
+          GITHUB_API_URL: `${gitea.url}/api/v1`,
+          GITHUB_TOKEN: gitea.token,
+          PR_NUMBER: String(pr.number),
+        }),
     };
     for (const command of commands) {
       const result = spawnSync('bash', ['-e', '-c', command.replaceAll('/app/bin/janus', JANUS)], {
@@ -90,5 +107,12 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
       `#### \`${ns}/release\` (\`transactions/release\`), dry run as \`system:serviceaccount:${ns}:deployer\``,
     );
     expect(comment).toContain('-  mode: blue\n+  mode: green');
+    if (gitea && pr) {
+      const posted = await gitea.api<{ body: string }[]>(
+        'GET',
+        `/repos/${pr.repository}/issues/${pr.number}/comments`,
+      );
+      expect(posted.map((c) => c.body)).toEqual([`<!-- janus-plan . -->\n${comment}`]);
+    }
   });
 });

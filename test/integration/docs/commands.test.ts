@@ -156,6 +156,11 @@ const DECISIONS: Decision[] = [
     skip: 'janus-system exists already in the shared test cluster (the kustomize install); test/integration/manifests/helm.test.ts creates its release namespace with the same Pod Security label and checks the install raises no warning',
   },
   {
+    file: 'docs/cli.md',
+    command: /^(JANUS_FORGE_TOKEN="\$GITLAB_NOTE_TOKEN" )?janus plan \. -o markdown --comment-on /,
+    skip: 'needs a pull request on a forge and its token; test/integration/cli/plan-comment.test.ts runs janus plan --comment-on twice against a real Gitea, and test/integration/ci/examples-ci.test.ts runs the GitHub example as Gitea Actions would',
+  },
+  {
     command: /^helm (install|upgrade|uninstall) janus /,
     skip: 'the release janus would own the cluster-scoped names of manifests/ that other tests share (janus-controller, janus-tenant); test/integration/manifests/helm.test.ts runs helm install, upgrade --reuse-values and uninstall of the release janus-helm, with the helm test/kube-testenv/build.sh builds',
   },
