@@ -68,11 +68,15 @@ export function updateCommentRequest(forge: Forge, number: number, id: number, b
   };
 }
 
-/** The id of the first comment in a list answer whose body holds `marker`; undefined: none. */
+/**
+ * The id of the first comment in a list answer that begins with `marker`, as Janus's own do;
+ * undefined: none. Begins, not holds: a reviewer's reply quoting the plan ("> <!-- janus-plan …")
+ * is never taken for it and overwritten.
+ */
 export function findMarkedComment(answer: unknown, marker: string): number | undefined {
   if (!Array.isArray(answer)) return undefined;
   for (const entry of answer as { id?: unknown; body?: unknown }[]) {
-    if (typeof entry?.body === 'string' && entry.body.includes(marker) && typeof entry.id === 'number') {
+    if (typeof entry?.body === 'string' && entry.body.startsWith(marker) && typeof entry.id === 'number') {
       return entry.id;
     }
   }

@@ -94,6 +94,9 @@ describe("finding Janus's earlier comment", () => {
       findMarkedComment(fixture('github-issue-comments.json'), commentMarker('transactions')),
     ).toBeUndefined();
     expect(findMarkedComment([{ id: 5, body: 'Janus plan' }], commentMarker('.'))).toBeUndefined();
+    // A reply quoting the plan is someone else's comment: never updated in its place.
+    const quoted = `> ${commentMarker('.')}\n> Janus plan\n\nLooks wrong to me`;
+    expect(findMarkedComment([{ id: 6, body: quoted }], commentMarker('.'))).toBeUndefined();
     expect(findMarkedComment({ message: 'Not Found' }, commentMarker('.'))).toBeUndefined();
   });
 
