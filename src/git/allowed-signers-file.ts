@@ -4,9 +4,9 @@
  * restart, as the Git token file does. A file that cannot be read fails the poll: with signature
  * verification on, nothing is applied without knowing who may sign.
  */
-import { readFile } from 'node:fs/promises';
 import { EXPECTED_ERROR } from '../log/describe-error.ts';
 import { type AllowedSigners, parseAllowedSigners } from './allowed-signers.ts';
+import { rereadFile } from './reread-file.ts';
 
 /** A file far larger than any team's list of keys is refused (≈ 1,000 ed25519 lines take 100 KiB). */
 export const MAX_ALLOWED_SIGNERS_BYTES = 1024 * 1024;
@@ -27,24 +27,17 @@ export interface AllowedSignersSource {
 }
 
 export function allowedSignersFile(path: string): AllowedSignersSource {
-  let text: string | undefined;
-  let parsed: AllowedSigners | undefined;
+  const file = rereadFile(path, {
+    what: 'the allowed signers file',
+    maxBytes: MAX_ALLOWED_SIGNERS_BYTES,
+    parse: parseAllowedSigners,
+    refuse: (message, cause) => new AllowedSignersError(message, cause),
+  });
   return {
     path,
     async read() {
-      let now: string;
-      try {
-        now = await readFile(path, 'utf8');
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new AllowedSignersError(`cannot read the allowed signers file ${path} (${code})`, error);
-      }
-      if (Buffer.byteLength(now) > MAX_ALLOWED_SIGNERS_BYTES)
-        throw new AllowedSignersError(`the allowed signers file ${path} is larger than 1 MiB`);
-      if (now === text && parsed) return { signers: parsed, changed: false };
-      text = now;
-      parsed = parseAllowedSigners(now);
-      return { signers: parsed, changed: true };
+      const { value, changed } = await file.read();
+      return { signers: value, changed };
     },
   };
 }

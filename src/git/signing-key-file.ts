@@ -4,11 +4,11 @@
  * restart, as the Git token file is re-read. A key that cannot be read or parsed fails the push:
  * the results stay queued and are retried (never pushed unsigned while signing is configured).
  */
-import { readFile } from 'node:fs/promises';
 import { EXPECTED_ERROR } from '../log/describe-error.ts';
 import { GIT_SIGNATURE_NAMESPACE } from './commit-verdict.ts';
 import type { CommitSigner } from './object-batch.ts';
-import { parseSshPrivateKey, type SshPrivateKey } from './ssh-private-key.ts';
+import { rereadFile } from './reread-file.ts';
+import { MAX_PRIVATE_KEY_CHARS, parseSshPrivateKey, type SshPrivateKey } from './ssh-private-key.ts';
 import { signSsh } from './ssh-signer.ts';
 
 /** The key file is missing, unreadable, encrypted or not an OpenSSH key: nothing is signed with it. */
@@ -27,26 +27,17 @@ export interface SigningKeySource {
 }
 
 export function signingKeyFile(path: string): SigningKeySource {
-  let text: string | undefined;
-  let parsed: SshPrivateKey | undefined;
+  const file = rereadFile(path, {
+    what: 'the results signing key',
+    maxBytes: MAX_PRIVATE_KEY_CHARS,
+    parse: parseSshPrivateKey,
+    refuse: (message, cause) => new SigningKeyError(message, cause),
+  });
   return {
     path,
     async read() {
-      let now: string;
-      try {
-        now = await readFile(path, 'utf8');
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new SigningKeyError(`cannot read the results signing key ${path} (${code})`, error);
-      }
-      if (now === text && parsed) return { key: parsed, changed: false };
-      try {
-        parsed = parseSshPrivateKey(now);
-      } catch (error) {
-        throw new SigningKeyError(`the results signing key ${path}: ${(error as Error).message}`, error);
-      }
-      text = now;
-      return { key: parsed, changed: true };
+      const { value, changed } = await file.read();
+      return { key: value, changed };
     },
   };
 }
