@@ -3,6 +3,8 @@
  * redirect would carry the credentials elsewhere), and errors that name the address.
  */
 
+import { isConnectionLostCode } from '../log/network-codes.ts';
+
 /** A measurement's request gives up after this long when the check does not say. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** A larger answer is refused: an instant query that returns one number is far smaller. */
@@ -59,17 +61,20 @@ export async function boundedGet(url: string, opts: GetOptions = {}): Promise<Ge
   const maxBytes = opts.maxBytes ?? MAX_RESPONSE_BYTES;
   const where = addressOf(url);
   checkUrl(url);
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: opts.headers ?? {},
-      redirect: 'manual',
-      signal: opts.signal
-        ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)])
-        : AbortSignal.timeout(timeoutMs),
-    });
-  } catch (e) {
-    throw new AnalysisRequestError(`${where}: ${requestFailure(e, timeoutMs)}`, { cause: e });
+  const signal = opts.signal
+    ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)])
+    : AbortSignal.timeout(timeoutMs);
+  let res: Response | undefined;
+  // One more try, within the same time budget, for a connection lost under the request: a
+  // server closing an idle kept-alive connection just as it is reused (Prometheus behind a proxy,
+  // any Node server after 5 s) would otherwise make an inconclusive measurement.
+  for (let attempt = 1; !res; attempt++) {
+    try {
+      res = await fetch(url, { headers: opts.headers ?? {}, redirect: 'manual', signal });
+    } catch (e) {
+      if (attempt === 1 && !signal.aborted && connectionLost(e)) continue;
+      throw new AnalysisRequestError(`${where}: ${requestFailure(e, timeoutMs)}`, { cause: e });
+    }
   }
   try {
     return { status: res.status, body: await readBounded(res, maxBytes, where) };
@@ -77,6 +82,13 @@ export async function boundedGet(url: string, opts: GetOptions = {}): Promise<Ge
     if (e instanceof AnalysisRequestError) throw e;
     throw new AnalysisRequestError(`${where}: ${requestFailure(e, timeoutMs)}`, { cause: e });
   }
+}
+
+function connectionLost(e: unknown): boolean {
+  const code = (e instanceof Error && e.cause instanceof Error ? e.cause : e) as
+    | { code?: unknown }
+    | undefined;
+  return typeof code?.code === 'string' && isConnectionLostCode(code.code);
 }
 
 function requestFailure(e: unknown, timeoutMs: number): string {

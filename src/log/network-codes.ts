@@ -44,6 +44,11 @@ export function isConnectionCode(code: string): boolean {
   return SERVER_ABSENT_CODES.has(code) || CONNECTION_LOST_CODES.has(code);
 }
 
+/** A connection that broke on the way (reset, closed under the request), not one never made. */
+export function isConnectionLostCode(code: string): boolean {
+  return CONNECTION_LOST_CODES.has(code);
+}
+
 /** Any network or TLS failure. */
 export function isNetworkCode(code: string): boolean {
   return isConnectionCode(code) || isTlsCode(code);

@@ -61,6 +61,26 @@ describe('boundedGet', () => {
     expect(followed).toBe(false);
   });
 
+  it('tries once more when the connection is lost under the request (a kept-alive one the server just closed)', async () => {
+    let requests = 0;
+    const address = await serve((req, res) => {
+      requests++;
+      if (requests === 1) req.socket.destroy();
+      else res.writeHead(200).end('ok');
+    });
+    expect(await boundedGet(address)).toEqual({ status: 200, body: 'ok' });
+    expect(requests).toBe(2);
+    // Twice in a row: a measurement error naming it, not a loop.
+    requests = 0;
+    const broken = await serve((req) => {
+      requests++;
+      req.socket.destroy();
+    });
+    const error = await refusal(boundedGet(broken));
+    expect((error as Error).message).toMatch(new RegExp(`^${broken}/: other side closed`));
+    expect(requests).toBe(2);
+  });
+
   it('names a connection that fails', async () => {
     const address = await serve(() => {});
     server?.close();
