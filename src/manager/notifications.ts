@@ -32,9 +32,17 @@ export function startNotifier(
     keepMs: 2 * DEFAULT_REPLAY_WINDOW_MS,
     log,
   });
+  // Every configured provider's counters exist from the start (zeros), so the alert on a provider
+  // that keeps failing (manifests/monitoring) can tell "none sent" from "no series".
+  const configuredProviders = async () => {
+    const config = await deps.config.current();
+    for (const provider of config.providers) deps.metrics.notification(provider.name, undefined);
+    return config;
+  };
+  void configuredProviders().catch((err: unknown) => log.warn({ err }, 'notification settings not read'));
   const notifier = new Notifier({
     client: deps.client,
-    config: () => deps.config.current(),
+    config: () => configuredProviders(),
     // An event reads the result record, which names no writer: any identity does.
     context: { controllerVersion: VERSION, identity: 'janus' },
     watchNamespace: o.watchNamespace,
