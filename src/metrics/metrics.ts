@@ -25,7 +25,12 @@ import type {
   TransactionOutcome,
 } from './labels.ts';
 import { COMMIT_STATUS_RESULTS } from './labels.ts';
-import { type NotificationInstruments, notificationInstruments } from './notification-instruments.ts';
+import {
+  NOTIFICATION_RESULTS,
+  type NotificationInstruments,
+  type NotificationResult,
+  notificationInstruments,
+} from './notification-instruments.ts';
 import { collectDefaultMetrics, Registry } from './prom.ts';
 import { type TransactionInstruments, transactionInstruments } from './transaction-instruments.ts';
 import {
@@ -186,9 +191,13 @@ export class Metrics {
 
   // --- Notifications ------------------------------------------------------------------------
 
-  /** One notification delivery try ended (sent, retried, failed) or was dropped. */
-  readonly notification = (provider: string, result: 'sent' | 'retried' | 'failed' | 'dropped'): void => {
-    this.#notifications.deliveries.inc({ provider, result });
+  /**
+   * One notification delivery try ended (sent, retried, failed) or was dropped; `undefined`: a
+   * configured provider, none yet: show zeros, so its series exist for the alert's `unless`.
+   */
+  readonly notification = (provider: string, result: NotificationResult | undefined): void => {
+    if (result) this.#notifications.deliveries.inc({ provider, result });
+    else for (const r of NOTIFICATION_RESULTS) this.#notifications.deliveries.inc({ provider, result: r }, 0);
   };
 
   // --- Work queues and the Kubernetes API ----------------------------------------------------

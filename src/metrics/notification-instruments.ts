@@ -1,5 +1,8 @@
 import { Counter, type Registry } from './prom.ts';
 
+export const NOTIFICATION_RESULTS = ['sent', 'retried', 'failed', 'dropped'] as const;
+export type NotificationResult = (typeof NOTIFICATION_RESULTS)[number];
+
 /** Notification deliveries (src/notify/delivery.ts). */
 export function notificationInstruments(registry: Registry) {
   return {

@@ -4,8 +4,8 @@
  * alert it resolves) and one at a time, so a slow receiver holds only its own queue. A failure a
  * retry may fix is retried with the one backoff (runtime/backoff.ts), a bounded number of times;
  * all queues together hold at most `maxQueued` deliveries, past which a new one is dropped and
- * counted. Nothing is on disk: see docs/operations.md (Notifications, delivery) for what a
- * restart keeps.
+ * counted. The queue itself is not kept: a restart replays recent events, and the ledger
+ * (ledger-store.ts) says which of them were already delivered (docs/operations.md).
  */
 import type { Logger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
@@ -26,6 +26,8 @@ export const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 30_000, jitte
 export interface DeliveryOptions {
   post(provider: ProviderConfig, payload: Payload): Promise<void>;
   onResult(provider: string, result: DeliveryResult): void;
+  /** A delivery the receiver accepted (2xx): the ledger records it (ledger-store.ts). */
+  onSent?: ((provider: string, event: string) => void) | undefined;
   log: Logger;
   maxQueued?: number;
   attempts?: number;
@@ -110,6 +112,7 @@ export class DeliveryQueue {
       try {
         await this.#o.post(job.provider, job.payload);
         this.#o.onResult(job.provider.name, 'sent');
+        this.#o.onSent?.(job.provider.name, job.event);
         this.#o.log.info(log, 'notification sent');
         return;
       } catch (error) {

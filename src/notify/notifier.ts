@@ -6,8 +6,9 @@
  *
  * Never in the saga's way: informer handlers only queue; delivery is delivery.ts's. What a
  * restart keeps: a Transaction listed at start whose notified phase began less than
- * `replayWindowMs` ago is notified again (at least once, duplicates possible; see
- * docs/operations.md).
+ * `replayWindowMs` ago is notified again, to each provider the ledger (ledger-store.ts) does not
+ * record as having received it already: once in practice, a duplicate only when a kill falls
+ * between a receiver's answer and the ledger's write (docs/operations.md).
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
@@ -23,6 +24,7 @@ import { Informer } from '../runtime/informer.ts';
 import type { NotifyConfig } from './config.ts';
 import { DeliveryQueue, type DeliveryResult } from './delivery.ts';
 import { eventFromRecord, isNotifiedPhase, type NotificationEvent } from './event.ts';
+import type { LedgerStore } from './ledger-store.ts';
 import { messageOf } from './message.ts';
 import { payloadFor } from './payloads/index.ts';
 import { post } from './post.ts';
@@ -40,6 +42,8 @@ export interface NotifierOptions {
   instance?: string | undefined;
   log: Logger;
   onDelivery(provider: string, result: DeliveryResult): void;
+  /** What earlier terms delivered; none: every replayed event is sent again. */
+  ledger?: LedgerStore | undefined;
   replayWindowMs?: number;
   clock?: () => Date;
   /**
@@ -60,7 +64,13 @@ export class Notifier {
 
   constructor(options: NotifierOptions) {
     this.#o = options;
-    this.deliveries = new DeliveryQueue({ post, onResult: options.onDelivery, log: options.log });
+    const { ledger } = options;
+    this.deliveries = new DeliveryQueue({
+      post,
+      onResult: options.onDelivery,
+      onSent: ledger && ((provider, event) => ledger.record(provider, event)),
+      log: options.log,
+    });
     this.informer = new Informer<Transaction>({
       client: options.client,
       path: transactionsPath(options.watchNamespace),
@@ -94,12 +104,14 @@ export class Notifier {
   async idle(): Promise<void> {
     await this.#chain;
     await this.deliveries.idle();
+    await this.#o.ledger?.idle();
   }
 
   async stop(): Promise<void> {
     await this.informer.stop();
     await this.#chain;
     await this.deliveries.stop();
+    await this.#o.ledger?.idle();
   }
 
   #now(): Date {
@@ -127,7 +139,8 @@ export class Notifier {
     this.#chain = this.#chain
       .then(async () => {
         const config = await this.#o.config();
-        const providers = providersFor(event, config);
+        await this.#o.ledger?.load();
+        const providers = providersFor(event, config).filter((p) => !this.#o.ledger?.has(p.name, event.id));
         if (providers.length === 0) return;
         const full = await this.#withAuthor(event);
         const message = messageOf(full, config);

@@ -236,6 +236,8 @@ describe('the Helm chart manifests/helm/janus', () => {
         'commitStatus.enabled=true,commitStatus.provider=gitlab,commitStatus.apiUrl=https://git.example/api/v4',
         '--set',
         'resultsSigning.enabled=true',
+        '--set',
+        'notifications.enabled=true,notifications.config=routes: [],notifications.existingSecret=janus-notifications',
       ]),
       'helm lint with options',
     );
@@ -425,6 +427,50 @@ describe('the Helm chart manifests/helm/janus', () => {
     const plain = JSON.stringify(template(RELEASE, NAMESPACE));
     expect(plain).not.toContain('JANUS_RESULTS_SIGNING_KEY_FILE');
     expect(plain).not.toContain('results-signing');
+  });
+
+  it('renders notifications when asked to: the settings file, its ConfigMap and the Secret, each mounted as a folder', () => {
+    const config = 'providers: []\nroutes: []\n';
+    const chart = byId(
+      template(
+        RELEASE,
+        NAMESPACE,
+        '--set',
+        'notifications.enabled=true,notifications.existingSecret=janus-notifications',
+        '--set-string',
+        `notifications.config=${config}`,
+      ),
+    );
+    expect(chart.get(`ConfigMap ${NAMESPACE}/${RELEASE}-notifications`)?.data).toEqual({
+      'notifications.yaml': config,
+    });
+    const pod = podTemplate(chart.get(`Deployment ${NAMESPACE}/${RELEASE}`)).spec as {
+      containers: (Container & { volumeMounts: { name: string; mountPath: string; subPath?: string }[] })[];
+      volumes: {
+        name: string;
+        configMap?: { name: string };
+        secret?: { secretName: string; defaultMode: number };
+      }[];
+    };
+    const env = Object.fromEntries((pod.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env.JANUS_NOTIFICATIONS_CONFIG).toBe('/etc/janus/notifications/config/notifications.yaml');
+    // Folders, not a subPath: the kubelet updates them when the ConfigMap or Secret changes.
+    const mounts = pod.containers[0]?.volumeMounts.filter((m) => m.name.startsWith('notification'));
+    expect(mounts).toEqual([
+      { name: 'notifications', mountPath: '/etc/janus/notifications/config', readOnly: true },
+      { name: 'notification-secrets', mountPath: '/etc/janus/notifications/secrets', readOnly: true },
+    ]);
+    expect(pod.volumes.find((v) => v.name === 'notifications')?.configMap?.name).toBe(
+      `${RELEASE}-notifications`,
+    );
+    expect(pod.volumes.find((v) => v.name === 'notification-secrets')?.secret).toEqual({
+      secretName: 'janus-notifications',
+      defaultMode: 288,
+    });
+    // Off by default: nothing of it is rendered.
+    const plain = JSON.stringify(template(RELEASE, NAMESPACE));
+    expect(plain).not.toContain('JANUS_NOTIFICATIONS_CONFIG');
+    expect(plain).not.toContain('notification');
   });
 
   it('a public webhook Service targets the webhook listener alone, never the metrics port (issue 21, finding 8)', () => {

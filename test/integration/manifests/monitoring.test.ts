@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { pushCommit } from '../../support/git-server.ts';
@@ -80,6 +80,7 @@ describe('manifests/monitoring', () => {
         'alert JanusRollbackConflict',
         'alert JanusGitUnreachable',
         'alert JanusResultsNotPushed',
+        'alert JanusNotificationsFailing',
       ]),
     );
   });
@@ -92,12 +93,20 @@ describe('manifests/monitoring', () => {
     // Commit statuses on (to a forge never called: no Transaction here), so their metric is exported.
     const token = join(await mkdtemp(join(tmpdir(), 'janus-status-token-')), 'token');
     await writeFile(token, 'unused\n');
+    // Notifications on, with one provider (never called): its counters are exported at zero.
+    const notifications = join(dirname(token), 'notifications.yaml');
+    await writeFile(
+      notifications,
+      'providers: [{name: audit, type: slack, address: "http://127.0.0.1:9/never"}]\nroutes: [{providers: [audit]}]\n',
+    );
     const statuses = [
       '--commit-status-token-file',
       token,
       '--commit-status-provider',
       'gitea',
       '--allow-insecure-http',
+      '--notifications-config',
+      notifications,
     ];
     const run = await janus.start({ repo: repo.url, namespace: ns.name, pollInterval: '1h', args: statuses });
     const exported = families(await (await fetch(`${await run.opsUrl()}/metrics`)).text());

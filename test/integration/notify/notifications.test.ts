@@ -165,7 +165,9 @@ describe('notifications', () => {
         expect(listener.at('/other-team')).toEqual([]);
         const metrics = await (await fetch(`${await controller.opsUrl()}/metrics`)).text();
         expect(metrics).toContain('janus_notifications_total{provider="audit",result="sent"} 3');
-        expect(metrics).not.toContain('provider="other-team"');
+        // Every configured provider has its series from the start, at zero (for the alert's unless).
+        expect(metrics).toContain('janus_notifications_total{provider="other-team",result="sent"} 0');
+        expect(metrics).toContain('janus_notifications_total{provider="other-team",result="failed"} 0');
       },
     );
   }, 600_000);
@@ -207,6 +209,65 @@ describe('notifications', () => {
         return ok;
       });
       expect((JSON.parse(delivered[0]?.body ?? '{}') as CloudEvent).id).toBe(`${uid}/Committed`);
+    });
+  }, 600_000);
+  it('delivers once across a crash: a notification sent before the kill is not sent again by the next controller', async () => {
+    const ns = await testNamespace(clients.admin, 'notify-once', {
+      deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
+    });
+    await writeFile(join(dir, 'hmac-key'), `${KEY}\n`);
+    const config = join(dir, 'once.yaml');
+    await writeFile(
+      config,
+      [
+        'providers:',
+        `  - {name: audit, type: cloudevents, address: "${listener.address}/once", secretFile: ${join(dir, 'hmac-key')}}`,
+        `routes: [{namespaces: [${ns}], providers: [audit]}]`,
+        '',
+      ].join('\n'),
+    );
+    const options = {
+      kubeconfig: clients.kubeconfigs.controller,
+      namespace: ns,
+      logLevel: 'info',
+      env: { JANUS_NOTIFICATIONS_CONFIG: config },
+    };
+    const idOf = (r: { body: string }) => (JSON.parse(r.body) as CloudEvent).id;
+    listener.answer(200);
+    const uids = await withController(options, async (controller) => {
+      // The first ends and is delivered; the receiver then fails the second, and the controller
+      // is killed between the two: one notification sent, one still owed.
+      await clients.admin.create(transaction(ns, 'first', [service('first', 'ClusterIP')]));
+      const first = await waitForPhase(clients.admin, ns, 'first', 'Committed');
+      await eventually(() => expect(listener.at('/once').filter((r) => r.status === 200)).toHaveLength(1));
+      listener.answer(503);
+      await clients.admin.create(transaction(ns, 'second', [service('second', 'ClusterIP')]));
+      const second = await waitForPhase(clients.admin, ns, 'second', 'Committed');
+      await eventually(() =>
+        expect(listener.at('/once').filter((r) => r.status === 503).length).toBeGreaterThan(0),
+      );
+      await controller.kill(); // SIGKILL
+      return [first.metadata.uid, second.metadata.uid];
+    });
+    listener.answer(200);
+    const expected = uids.map((uid) => `${uid}/Committed`).sort();
+    await withController(options, async (controller) => {
+      await eventually(() => {
+        const ok = listener.at('/once').filter((r) => r.status === 200);
+        expect(ok.map(idOf).sort()).toEqual(expected);
+      });
+      // Replayed, the first is known delivered: once the second is sent, nothing more is owed.
+      await eventually(async () => {
+        const metrics = await (await fetch(`${await controller.opsUrl()}/metrics`)).text();
+        expect(metrics).toContain('janus_notifications_total{provider="audit",result="sent"} 1');
+      });
+      expect(
+        listener
+          .at('/once')
+          .filter((r) => r.status === 200)
+          .map(idOf)
+          .sort(),
+      ).toEqual(expected);
     });
   }, 600_000);
 });

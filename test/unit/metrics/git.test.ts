@@ -89,3 +89,21 @@ describe('commit status deliveries', () => {
     expect(sampleValue(exposition, name, { provider: 'github', result: 'unchanged' })).toBe(0);
   });
 });
+
+describe('notification deliveries', () => {
+  it('shows zeros for a configured provider, then counts by result', async () => {
+    const metrics = new Metrics();
+    const name = 'janus_notifications_total';
+    expect(sampleValue(await scrape(metrics), name, { provider: 'audit', result: 'sent' })).toBeUndefined();
+
+    metrics.notification('audit', undefined);
+    metrics.notification('audit', 'failed');
+    metrics.notification('audit', undefined); // read again: zeros added, nothing reset
+
+    const exposition = await scrape(metrics);
+    expect(sampleValue(exposition, name, { provider: 'audit', result: 'failed' })).toBe(1);
+    expect(sampleValue(exposition, name, { provider: 'audit', result: 'sent' })).toBe(0);
+    expect(sampleValue(exposition, name, { provider: 'audit', result: 'retried' })).toBe(0);
+    expect(sampleValue(exposition, name, { provider: 'audit', result: 'dropped' })).toBe(0);
+  });
+});

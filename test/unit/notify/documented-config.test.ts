@@ -1,6 +1,7 @@
 /** The notification file docs/operations.md shows is one the controller accepts, as written. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseNotifyConfig } from '../../../src/notify/config.ts';
 
 const OPERATIONS = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
@@ -22,5 +23,15 @@ describe('docs/operations.md, Notifications', () => {
       'billing-problems',
       'page-on-failures',
     ]);
+  });
+
+  it('the notifications.yaml shipped in manifests/ (off) parses', () => {
+    const manifest = readFileSync(new URL('../../../manifests/notifications.yaml', import.meta.url), 'utf8');
+    const configMap = parse(manifest) as { data: Record<string, string> };
+    const config = parseNotifyConfig(
+      'manifests/notifications.yaml',
+      configMap.data['notifications.yaml'] ?? '',
+    );
+    expect(config.providers.map((p) => p.name)).toEqual(['audit']);
   });
 });

@@ -69,6 +69,14 @@ app.kubernetes.io/component: controller
 {{- end }}
 {{- end }}
 
+{{- define "janus.notificationsName" -}}
+{{- if .Values.notifications.config }}
+{{- printf "%s-notifications" (include "janus.fullname" .) }}
+{{- else }}
+{{- required "notifications.existingConfigMap or notifications.config is required" .Values.notifications.existingConfigMap }}
+{{- end }}
+{{- end }}
+
 {{/* repository[:tag][@digest]; the tag defaults to the chart's appVersion. */}}
 {{- define "janus.image" -}}
 {{- $tag := default .Chart.AppVersion .Values.image.tag }}
