@@ -15,12 +15,9 @@
  *
  * Only a few bytes are read and inflated per object, whatever its size.
  */
-import { access, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInflate } from 'node:zlib';
-
-/** Parsed `.idx` files of one gitdir, by path; an ObjectStore keeps one for its operation. */
-export type PackIndexCache = Map<string, Promise<PackIndex | undefined>>;
+import { ObjectReadCache, readLoose } from './object-read-cache.ts';
 
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
@@ -30,95 +27,113 @@ const HEAD_WINDOW = 4096;
 /**
  * The size in bytes of object `oid` in `gitdir` once inflated (for a delta: once applied), or
  * undefined when it is not there or not in a format read here (then the caller reads the object
- * the ordinary way).
+ * the ordinary way). `reads`: the operation's cache; without one, a cache for this call alone.
  */
 export async function readObjectSize(
   gitdir: string,
   oid: string,
-  packs: PackIndexCache = new Map(),
+  reads?: ObjectReadCache,
 ): Promise<number | undefined> {
-  const place = await locate(gitdir, oid, packs);
-  if (place === undefined) return undefined;
-  if (place.kind === 'loose') return looseSize(place.path);
-  return packedSize(place.path, place.offset);
+  return withReads(gitdir, reads, async (cache) => {
+    // Packed first: the pack's index is in memory, and an object stored both packed and loose
+    // (a fetch may bring an object also written loose) has the same content, so the same size.
+    const packed = await cache.findPacked(oid);
+    const size = packed && (await packedSize(cache, packed.path, packed.offset));
+    if (size !== undefined) return size;
+    const head = await readLoose(looseObjectPath(gitdir, oid), HEAD_WINDOW);
+    if (head) return looseSize(head);
+    if (packed) return undefined;
+    const added = await cache.findPacked(oid, true); // a pack written since the listing
+    return added ? packedSize(cache, added.path, added.offset) : undefined;
+  });
 }
 
 /**
  * The first `length` bytes of object `oid`'s content (all of it when it is shorter) and its type,
  * inflating only those: for a commit whose message is a gigabyte, the headers cost what they
- * are. undefined when the object is not there or is stored as a delta (its start would need its
- * base): the caller then decides from its size alone.
+ * are. undefined when the object is not there or is stored only as a delta (its start would need
+ * its base): the caller then decides from its size alone.
  */
 export async function readObjectStart(
   gitdir: string,
   oid: string,
   length: number,
-  packs: PackIndexCache = new Map(),
+  reads?: ObjectReadCache,
 ): Promise<{ type: string; size: number; start: Buffer } | undefined> {
-  const place = await locate(gitdir, oid, packs);
-  if (place === undefined) return undefined;
-  // Deflate adds at most a few bytes per 16 KiB block: this much input yields `length` bytes.
-  const window = length + 1024;
-  if (place.kind === 'loose') {
-    const head = await readAt(place.path, 0, window + 64);
-    const out = await inflateHead(head, (o) => o.length >= window, window + 64);
-    const nul = out.indexOf(0);
-    const match = /^(commit|tree|blob|tag) (\d+)$/.exec(out.subarray(0, Math.max(nul, 0)).toString('latin1'));
-    if (nul < 0 || !match) return undefined;
-    return { type: match[1] ?? '', size: Number(match[2]), start: out.subarray(nul + 1, nul + 1 + length) };
+  return withReads(gitdir, reads, async (cache) => {
+    // Deflate adds at most a few bytes per 16 KiB block: this much input yields `length` bytes.
+    const window = length + 1024;
+    const packed = await cache.findPacked(oid);
+    const whole = packed && (await packedStart(cache, packed.path, packed.offset, length, window));
+    if (whole) return whole;
+    // Not packed, or packed as a delta: a loose copy, when there is one, gives the start.
+    const head = await readLoose(looseObjectPath(gitdir, oid), window + 64);
+    if (head) return looseStart(head, length, window);
+    if (packed) return undefined;
+    const added = await cache.findPacked(oid, true); // a pack written since the listing
+    return added ? packedStart(cache, added.path, added.offset, length, window) : undefined;
+  });
+}
+
+async function withReads<T>(
+  gitdir: string,
+  reads: ObjectReadCache | undefined,
+  fn: (cache: ObjectReadCache) => Promise<T>,
+): Promise<T> {
+  if (reads) return fn(reads);
+  const own = new ObjectReadCache(gitdir);
+  try {
+    return await fn(own);
+  } finally {
+    await own.close();
   }
-  const bytes = await readAt(place.path, place.offset, 32 + window);
+}
+
+function looseObjectPath(gitdir: string, oid: string): string {
+  return join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+}
+
+async function looseStart(
+  head: Buffer,
+  length: number,
+  window: number,
+): Promise<{ type: string; size: number; start: Buffer } | undefined> {
+  const out = await inflateHead(head, (o) => o.length >= window, window + 64);
+  const nul = out.indexOf(0);
+  const match = /^(commit|tree|blob|tag) (\d+)$/.exec(out.subarray(0, Math.max(nul, 0)).toString('latin1'));
+  if (nul < 0 || !match) return undefined;
+  return { type: match[1] ?? '', size: Number(match[2]), start: out.subarray(nul + 1, nul + 1 + length) };
+}
+
+/** undefined: a delta. */
+async function packedStart(
+  cache: ObjectReadCache,
+  packPath: string,
+  offset: number,
+  length: number,
+  window: number,
+): Promise<{ type: string; size: number; start: Buffer } | undefined> {
+  const bytes = await cache.readPack(packPath, offset, 32 + window);
   const header = packHeader(bytes);
   const type = ['', 'commit', 'tree', 'blob', 'tag'][header.type];
-  if (type === undefined) return undefined; // a delta
+  if (type === undefined) return undefined;
   const out = await inflateHead(bytes.subarray(header.at), (o) => o.length >= length, window);
   return { type, size: header.size, start: out.subarray(0, length) };
 }
 
-type Place = { kind: 'loose'; path: string } | { kind: 'packed'; path: string; offset: number };
-
-/** Where object `oid` is stored: its loose file, or its pack and offset. */
-async function locate(gitdir: string, oid: string, packs: PackIndexCache): Promise<Place | undefined> {
-  const loose = join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
-  if (await exists(loose)) return { kind: 'loose', path: loose };
-  const dir = join(gitdir, 'objects', 'pack');
-  const indexes = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.idx'));
-  for (const name of indexes) {
-    const path = join(dir, name);
-    let index = packs.get(path);
-    if (!index) {
-      index = readFile(path).then(
-        (bytes) => PackIndex.parse(bytes),
-        () => undefined,
-      );
-      packs.set(path, index);
-    }
-    const offset = (await index)?.offset(oid);
-    if (offset !== undefined) return { kind: 'packed', path: path.replace(/\.idx$/, '.pack'), offset };
-  }
-  return undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
-}
-
 /** undefined: a loose object that does not parse. */
-async function looseSize(path: string): Promise<number | undefined> {
-  const head = await readAt(path, 0, HEAD_WINDOW);
+async function looseSize(head: Buffer): Promise<number | undefined> {
   const text = await inflateHead(head, (out) => out.includes(0));
   const match = /^(?:commit|tree|blob|tag) (\d+)\0/.exec(text.toString('latin1'));
   return match ? Number(match[1]) : undefined;
 }
 
-async function packedSize(packPath: string, offset: number): Promise<number | undefined> {
-  const bytes = await readAt(packPath, offset, 32 + HEAD_WINDOW);
+async function packedSize(
+  cache: ObjectReadCache,
+  packPath: string,
+  offset: number,
+): Promise<number | undefined> {
+  const bytes = await cache.readPack(packPath, offset, 32 + HEAD_WINDOW);
   const header = packHeader(bytes);
   const { type, size } = header;
   let at = header.at;
@@ -191,63 +206,4 @@ function inflateHead(
     inflate.on('error', done);
     inflate.end(compressed);
   });
-}
-
-async function readAt(path: string, position: number, length: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, position);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A version 2 pack index: where in its pack each object starts. */
-export class PackIndex {
-  readonly #bytes: Buffer;
-  readonly #count: number;
-
-  private constructor(bytes: Buffer, count: number) {
-    this.#bytes = bytes;
-    this.#count = count;
-  }
-
-  /** undefined for anything but a well-formed version 2 index. */
-  static parse(bytes: Buffer): PackIndex | undefined {
-    if (bytes.length < 8 + 1024 || bytes.readUInt32BE(0) !== 0xff744f63 || bytes.readUInt32BE(4) !== 2)
-      return undefined;
-    const count = bytes.readUInt32BE(8 + 255 * 4);
-    if (bytes.length < 8 + 1024 + count * 28 + 40) return undefined;
-    return new PackIndex(bytes, count);
-  }
-
-  /** The object's offset in the pack, or undefined when the pack does not hold it. */
-  offset(oid: string): number | undefined {
-    const key = Buffer.from(oid, 'hex');
-    if (key.length !== 20) return undefined;
-    const bytes = this.#bytes;
-    const first = key[0] ?? 0;
-    let lo = first === 0 ? 0 : bytes.readUInt32BE(8 + (first - 1) * 4);
-    let hi = bytes.readUInt32BE(8 + first * 4);
-    const oids = 8 + 1024;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const cmp = key.compare(bytes, oids + mid * 20, oids + mid * 20 + 20);
-      if (cmp === 0) return this.#offsetAt(mid);
-      if (cmp < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    return undefined;
-  }
-
-  #offsetAt(i: number): number | undefined {
-    const offsets = 8 + 1024 + this.#count * 24;
-    const small = this.#bytes.readUInt32BE(offsets + i * 4);
-    if (!(small & 0x80000000)) return small;
-    const large = offsets + this.#count * 4 + (small & 0x7fffffff) * 8;
-    if (large + 8 > this.#bytes.length) return undefined;
-    return Number(this.#bytes.readBigUInt64BE(large));
-  }
 }

@@ -1,13 +1,15 @@
 /**
  * Typed access to one gitdir's objects and refs. An instance lives for one serialized operation:
  * its `cache` (isomorphic-git's parsed-packfile cache) is shared by every call in that operation
- * and dropped afterwards, so memory does not grow across polls.
+ * and dropped afterwards, so memory does not grow across polls. `close()` ends the operation: it
+ * closes the pack files kept open for reading object headers (object-read-cache.ts).
  */
 import fs from 'node:fs';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
 import { parseCommitStart } from './commit-head.ts';
 import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
-import { type PackIndexCache, readObjectSize, readObjectStart } from './object-size.ts';
+import { ObjectReadCache } from './object-read-cache.ts';
+import { readObjectSize, readObjectStart } from './object-size.ts';
 
 export interface Signature {
   name: string;
@@ -33,13 +35,19 @@ export const ZERO_OID = '0000000000000000000000000000000000000000';
 export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
-  readonly #packIndexes: PackIndexCache = new Map();
+  readonly #reads: ObjectReadCache;
   readonly #maxTreeBytes: number;
 
   /** `maxTreeBytes`: the default limit of readTree. */
   constructor(gitdir: string, maxTreeBytes: number = GIT_INPUT_LIMITS.maxTreeBytes) {
     this.gitdir = gitdir;
+    this.#reads = new ObjectReadCache(gitdir);
     this.#maxTreeBytes = maxTreeBytes;
+  }
+
+  /** Closes the pack files kept open during the operation; reads afterwards open their own. */
+  close(): Promise<void> {
+    return this.#reads.close();
   }
 
   /**
@@ -50,9 +58,9 @@ export class ObjectStore {
    */
   async readCommit(oid: string): Promise<CommitInfo> {
     const limit = GIT_INPUT_LIMITS.commitReadBytes;
-    const size = await readObjectSize(this.gitdir, oid, this.#packIndexes);
+    const size = await readObjectSize(this.gitdir, oid, this.#reads);
     if (size !== undefined && size > limit) {
-      const head = await readObjectStart(this.gitdir, oid, limit, this.#packIndexes);
+      const head = await readObjectStart(this.gitdir, oid, limit, this.#reads);
       if (head?.type === 'commit') return parseCommitStart(oid, head.start, head.size, limit);
       // Stored as a delta (its start needs its base): not read at all.
       if (head === undefined)
@@ -102,7 +110,7 @@ export class ObjectStore {
    * object-size.ts); undefined when the header cannot be read that way.
    */
   objectSize(oid: string): Promise<number | undefined> {
-    return readObjectSize(this.gitdir, oid, this.#packIndexes);
+    return readObjectSize(this.gitdir, oid, this.#reads);
   }
 
   /**

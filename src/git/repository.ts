@@ -122,7 +122,12 @@ export class GitRepository {
   run<T>(fn: (session: GitSession) => Promise<T>): Promise<T> {
     return this.#queue.add(async () => {
       await this.#compactIfNeeded();
-      return fn(this.#session(new ObjectStore(this.#gitdir, this.#maxTreeBytes)));
+      const store = new ObjectStore(this.#gitdir, this.#maxTreeBytes);
+      try {
+        return await fn(this.#session(store));
+      } finally {
+        await store.close();
+      }
     });
   }
 

@@ -66,7 +66,16 @@ export class ResultSpool {
     return [...this.#entries];
   }
 
-  /** Durably stores `record`; once this resolves, a crash does not lose it. */
+  /**
+   * Durably stores `record`; once this resolves, a crash does not lose it.
+   *
+   * Its two fsyncs are for a crash of the machine (power, kernel), not of this process: after
+   * kill -9 the page cache keeps what write() and rename() did, and neither is needed. For the
+   * machine, both are: the file's, before the rename, so that the name never reaches the disk
+   * ahead of the bytes (a rename to a new name is not ordered after the data on ext4 or XFS: the
+   * entry could come back empty and be set aside as corrupt); the directory's, after it, so that
+   * the name itself is on disk when the caller is told the result is safe.
+   */
   async add(queued: ResultRecord): Promise<SpoolEntry> {
     const record: ResultRecord = { id: randomUUID(), ...queued };
     const id = String(this.#next++).padStart(ID_DIGITS, '0');
