@@ -7,6 +7,7 @@
  * in the test whose answer is fixed, so each run measures the same thing whenever it looks; the
  * controller is allowed to query it (--analysis-allowed-addresses).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
@@ -49,6 +50,7 @@ describe('metric analysis in the bake window, killed after every API request', (
         {
           ...rollout(clients, POD_IMAGES.readyAlternative, 'Committed', analysed('/ok', '8s')),
           controllerArgs: allowed(),
+          instance: `crash-analysis-${randomBytes(3).toString('hex')}`,
         },
         {
           deployment: { image: POD_IMAGES.readyAlternative, available: 2, updated: 2, replicas: 2 },
@@ -68,6 +70,7 @@ describe('metric analysis in the bake window, killed after every API request', (
         {
           ...rollout(clients, POD_IMAGES.readyAlternative, 'RolledBack', analysed('/failing', '1m')),
           controllerArgs: allowed(),
+          instance: `crash-analysis-${randomBytes(3).toString('hex')}`,
         },
         {
           deployment: { image: POD_IMAGES.ready, available: 2, updated: 2, replicas: 2 },
