@@ -34,7 +34,10 @@ describe('janus controller with settings it cannot run with', () => {
   ];
   for (const [what, args, env, message] of cases) {
     it(`exits 2 at once on ${what}`, async () => {
-      const result = await janus(['controller', '--metrics-bind-address', '127.0.0.1:0', ...args], {
+      // An installation of its own: were a bad setting ever let through, the process would still
+      // touch none of the shared cluster's Transactions.
+      const own = ['--instance', 'bad-settings-test'];
+      const result = await janus(['controller', '--metrics-bind-address', '127.0.0.1:0', ...own, ...args], {
         kubeconfig: clients.kubeconfigs.controller,
         env,
       });

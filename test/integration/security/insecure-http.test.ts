@@ -32,6 +32,11 @@ const runArgs = (...more: string[]) => [
   '--no-leader-elect',
   '--metrics-bind-address',
   '127.0.0.1:0',
+  // An installation of its own: the run that starts must not reconcile, with its default
+  // settings, the other tests' Transactions of the shared cluster (it did: an analysed crash
+  // test's check was refused by it, "none is allowed").
+  '--instance',
+  'insecure-http-test',
   ...more,
 ];
 
