@@ -55,6 +55,31 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A namespace whose events one route sends, signed, to the listener's `/<path>`; a controller's options for it. */
+async function auditedNamespace(prefix: string, path: string) {
+  const ns = await testNamespace(clients.admin, prefix, {
+    deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
+  });
+  await writeFile(join(dir, 'hmac-key'), `${KEY}\n`);
+  const config = join(dir, `${path}.yaml`);
+  await writeFile(
+    config,
+    [
+      'providers:',
+      `  - {name: audit, type: cloudevents, address: "${listener.address}/${path}", secretFile: ${join(dir, 'hmac-key')}}`,
+      `routes: [{namespaces: [${ns}], providers: [audit]}]`,
+      '',
+    ].join('\n'),
+  );
+  const options = {
+    kubeconfig: clients.kubeconfigs.controller,
+    namespace: ns,
+    logLevel: 'info',
+    env: { JANUS_NOTIFICATIONS_CONFIG: config },
+  };
+  return { ns, options };
+}
+
 describe('notifications', () => {
   it('notifies a commit and a health-gate rollback, signed, with an alert that fires and resolves; another namespace hears nothing', async () => {
     const ns = await testNamespace(clients.admin, 'notify', {
@@ -173,26 +198,7 @@ describe('notifications', () => {
   }, 600_000);
 
   it('delivers at least once across a crash: a notification that failed before the kill is sent by the next controller', async () => {
-    const ns = await testNamespace(clients.admin, 'notify-crash', {
-      deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
-    });
-    await writeFile(join(dir, 'hmac-key'), `${KEY}\n`);
-    const config = join(dir, 'crash.yaml');
-    await writeFile(
-      config,
-      [
-        'providers:',
-        `  - {name: audit, type: cloudevents, address: "${listener.address}/crash", secretFile: ${join(dir, 'hmac-key')}}`,
-        `routes: [{namespaces: [${ns}], providers: [audit]}]`,
-        '',
-      ].join('\n'),
-    );
-    const options = {
-      kubeconfig: clients.kubeconfigs.controller,
-      namespace: ns,
-      logLevel: 'info',
-      env: { JANUS_NOTIFICATIONS_CONFIG: config },
-    };
+    const { ns, options } = await auditedNamespace('notify-crash', 'crash');
     listener.answer(503);
     const uid = await withController(options, async (controller) => {
       await clients.admin.create(transaction(ns, 'expose', [service('web', 'ClusterIP')]));
@@ -212,26 +218,7 @@ describe('notifications', () => {
     });
   }, 600_000);
   it('delivers once across a crash: a notification sent before the kill is not sent again by the next controller', async () => {
-    const ns = await testNamespace(clients.admin, 'notify-once', {
-      deployer: [{ apiGroups: [''], resources: ['services'], verbs: ['*'] }],
-    });
-    await writeFile(join(dir, 'hmac-key'), `${KEY}\n`);
-    const config = join(dir, 'once.yaml');
-    await writeFile(
-      config,
-      [
-        'providers:',
-        `  - {name: audit, type: cloudevents, address: "${listener.address}/once", secretFile: ${join(dir, 'hmac-key')}}`,
-        `routes: [{namespaces: [${ns}], providers: [audit]}]`,
-        '',
-      ].join('\n'),
-    );
-    const options = {
-      kubeconfig: clients.kubeconfigs.controller,
-      namespace: ns,
-      logLevel: 'info',
-      env: { JANUS_NOTIFICATIONS_CONFIG: config },
-    };
+    const { ns, options } = await auditedNamespace('notify-once', 'once');
     const idOf = (r: { body: string }) => (JSON.parse(r.body) as CloudEvent).id;
     listener.answer(200);
     const uids = await withController(options, async (controller) => {
