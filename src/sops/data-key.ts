@@ -3,7 +3,6 @@
  * with the first identity that matches one of them. age by its author's TypeScript implementation
  * (npm age-encryption, FiloSottile/typage), the format's reference alongside the Go one sops uses.
  */
-import { armor, Decrypter } from 'age-encryption';
 import type { AgeStanza } from './metadata.ts';
 import { SopsError } from './sops-error.ts';
 
@@ -19,6 +18,9 @@ export async function unwrapDataKey(
   if (identities.length === 0) {
     throw new SopsError(file, `no age key is available to decrypt it (it is encrypted for ${recipients})`);
   }
+  // Loaded on first use: age-encryption and the @noble libraries it brings are ~10 MiB resident
+  // and 3 MiB of heap, which every controller would carry whether or not a tenant uses sops.
+  const { armor, Decrypter } = await import('age-encryption');
   const decrypter = new Decrypter();
   for (const identity of identities) decrypter.addIdentity(identity);
   for (const stanza of stanzas) {
