@@ -6,6 +6,7 @@
 import { FORGE_KINDS, type ForgeKind, resolveForge } from '../commit-status/forge.ts';
 import type { CommitStatusSettings } from '../commit-status/term.ts';
 import { UsageError } from './command.ts';
+import { refusePlainHttpToken } from './plain-http.ts';
 
 export const COMMIT_STATUS_FLAGS = {
   'commit-status-token-file': {
@@ -74,11 +75,7 @@ export function commitStatusSettings(
   }
   const forge = resolveForge(values.repo, { kind: kind as ForgeKind | undefined, apiBase });
   if ('error' in forge) throw new UsageError(`commit statuses: ${forge.error}`);
-  if (/^http:\/\//i.test(forge.apiBase) && !values['allow-insecure-http']) {
-    throw new UsageError(
-      `commit statuses: the forge API ${forge.apiBase} is plain http:// and the token would cross the network in clear text. Use https://, or pass --allow-insecure-http on a network you trust`,
-    );
-  }
+  refusePlainHttpToken('commit statuses', forge.apiBase, values['allow-insecure-http']);
   const targetUrl = values['commit-status-target-url'];
   return { forge, token, ...(targetUrl !== undefined && { targetUrl }) };
 }

@@ -22,6 +22,7 @@ import type { ForgeRequest } from '../commit-status/requests.ts';
 import type { SecretSource } from '../git/auth.ts';
 import { VERSION } from '../version.ts';
 import { UsageError } from './command.ts';
+import { refusePlainHttpToken } from './plain-http.ts';
 
 /** Exit status of `janus plan` when the plan was made but its comment could not be posted. */
 export const COMMENT_FAILED_EXIT = 3;
@@ -63,6 +64,12 @@ export const PLAN_COMMENT_FLAGS = {
     placeholder: 'path',
     description: 'file holding the forge API token (or set JANUS_FORGE_TOKEN, else GITHUB_TOKEN)',
   },
+  'allow-insecure-http': {
+    type: 'boolean',
+    env: 'JANUS_ALLOW_INSECURE_HTTP',
+    description:
+      'send the forge token to an http:// API, in clear text (refused without it; only for a trusted network)',
+  },
 } as const;
 
 export interface PlanCommentTarget {
@@ -71,7 +78,11 @@ export interface PlanCommentTarget {
   token: SecretSource;
 }
 
-type Values = { [K in keyof typeof PLAN_COMMENT_FLAGS]: string | undefined };
+type Values = {
+  [K in Exclude<keyof typeof PLAN_COMMENT_FLAGS, 'allow-insecure-http'>]: string | undefined;
+} & {
+  'allow-insecure-http'?: boolean | undefined;
+};
 
 /** Where to comment, or undefined without --comment-on; every problem a UsageError naming its flag. */
 export function planCommentTarget(
@@ -96,6 +107,7 @@ export function planCommentTarget(
   if (!/^https?:\/\/[^/]/i.test(apiBase)) {
     throw new UsageError(`--forge-api-url: expected an http(s) URL, got "${apiBase}"`);
   }
+  refusePlainHttpToken('--comment-on', apiBase, values['allow-insecure-http']);
   const token = tokenSource(values['forge-token-file'], env);
   if (!token)
     throw new UsageError('--comment-on needs a token: --forge-token-file, JANUS_FORGE_TOKEN or GITHUB_TOKEN');

@@ -86,6 +86,8 @@ describe.each(['github-actions.yaml', 'gitlab-ci.yml'])('examples/ci/%s', (file)
           GITHUB_REPOSITORY: pr.repository,
           GITHUB_API_URL: `${gitea.url}/api/v1`,
           GITHUB_TOKEN: gitea.token,
+          // The test's Gitea speaks plain http:// on the loopback; a real forge is https://.
+          JANUS_ALLOW_INSECURE_HTTP: 'true',
           PR_NUMBER: String(pr.number),
         }),
     };

@@ -41,7 +41,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
     await writeFile(tokenFile, `${gitea.token}\n`);
     const cwd = await mkdtemp(join(tmpdir(), 'janus-plan-comment-'));
     // As a Gitea Actions job has it: GITHUB_* variables, the token given to janus.
-    const run = () =>
+    const run = (insecure: Record<string, string> = { JANUS_ALLOW_INSECURE_HTTP: 'true' }) =>
       janus(
         ['plan', '.', '-o', 'markdown', '--comment-on', String(number), '--forge-token-file', tokenFile],
         {
@@ -55,11 +55,18 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
             GITEA_ACTIONS: 'true',
             GITHUB_REPOSITORY: repository,
             GITHUB_API_URL: `${gitea.url}/api/v1`,
+            // The test's Gitea speaks plain http:// on the loopback.
+            ...insecure,
           },
         },
       );
 
     await checkout(cwd, ns, 'green');
+    const refused = await run({});
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 2,
+      stderr: `janus: --comment-on: the forge API ${gitea.url}/api/v1 is plain http:// and the token would cross the network in clear text. Use https://, or pass --allow-insecure-http on a network you trust\n`,
+    });
     const first = await run();
     expect({ code: first.code, stderr: first.stderr }).toEqual({
       code: 1, // "would change", as without --comment-on
@@ -95,6 +102,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
           JANUS_FORGE_TOKEN_FILE: tokenFile,
           JANUS_FORGE_REPOSITORY: 'janus-admin/none',
           JANUS_FORGE_API_URL: `${gitea.url}/api/v1`,
+          JANUS_ALLOW_INSECURE_HTTP: 'true',
         },
       },
     );

@@ -76,6 +76,21 @@ describe('where the plan is commented, from flags or the CI', () => {
       planCommentTarget({ ...on, 'forge-provider': 'github', 'forge-repository': 'o/r' }, {}),
     ).toThrow('needs a token');
   });
+
+  it('never sends the token to a plain http:// API unless --allow-insecure-http', () => {
+    const on = { ...none, 'comment-on': '3', output: 'markdown' };
+    const env = { GITEA_ACTIONS: 'true', GITHUB_REPOSITORY: 'o/r', GITHUB_TOKEN: 't' };
+    const http = { ...env, GITHUB_API_URL: 'http://gitea.internal:3000/api/v1' };
+    expect(() => planCommentTarget(on, http)).toThrow(
+      '--comment-on: the forge API http://gitea.internal:3000/api/v1 is plain http:// and the token would cross the network in clear text. Use https://, or pass --allow-insecure-http on a network you trust',
+    );
+    expect(planCommentTarget({ ...on, 'allow-insecure-http': true }, http)?.forge.apiBase).toBe(
+      'http://gitea.internal:3000/api/v1',
+    );
+    expect(() =>
+      planCommentTarget(on, { ...env, GITHUB_API_URL: 'https://gitea.internal/api/v1' }),
+    ).not.toThrow();
+  });
 });
 
 function forge(answers: ForgeAnswer[]): { send: SendForgeRequest; sent: ForgeRequest[] } {
