@@ -5,14 +5,14 @@
  * itself (parsing the same files with parseAllDocuments and a LineCounter, nothing else).
  *
  * The CLI runs as users run it, through bin/janus (the launcher picks its Node flags); the
- * validate run with the long-running flags shows what they would cost a one-shot command. The
- * poll runs in git-poll-worker.ts, with janus run's flags and, for the trade, V8's defaults.
+ * validate run with janus controller's flags shows what they would cost a one-shot command. The
+ * poll runs in git-poll-worker.ts, with janus run's flags and, for the trade, the controller's.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LONG_RUNNING_NODE_FLAGS, nodeFlagsFor } from '../../src/cli/node-flags.ts';
+import { CONTROLLER_NODE_FLAGS, nodeFlagsFor } from '../../src/cli/node-flags.ts';
 import { git, startGitServer } from '../support/git-server.ts';
 import { REPO_ROOT } from '../support/manifests.ts';
 import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
@@ -118,7 +118,7 @@ export async function cli(bench: Bench, runs: number): Promise<Record<string, Fi
     const validate = await repeat(runs, () => measured(janus, ['validate', repo, ...policy]));
     const validateSlow = await repeat(runs, () =>
       measured(process.execPath, [
-        ...LONG_RUNNING_NODE_FLAGS,
+        ...CONTROLLER_NODE_FLAGS,
         join(REPO_ROOT, 'src/cli/main.ts'),
         'validate',
         repo,
@@ -142,7 +142,7 @@ export async function cli(bench: Bench, runs: number): Promise<Record<string, Fi
       ),
       ...figures(`janus validate, ${OF}`, validate),
       'janus validate against the parse floor': figure([median(validate) / median(floor)], '×'),
-      ...figures(`janus validate with the long-running flags, ${OF}`, validateSlow),
+      ...figures(`janus validate with janus controller's flags, ${OF}`, validateSlow),
       ...figures(`janus plan (dry run of 2,000 changes), ${OF}`, plan),
       ...(await pollOfOneCommit(runs, scratch, median(floor))),
     };
@@ -158,7 +158,7 @@ function message<T>(child: ChildProcess, out: object): Promise<T> {
   });
 }
 
-/** The poller reading one commit that adds all the directories, with janus run's flags and without. */
+/** The poller reading one commit that adds all the directories, with janus run's flags and the controller's. */
 async function pollOfOneCommit(
   runs: number,
   scratch: string,
@@ -169,7 +169,7 @@ async function pollOfOneCommit(
     const result: Record<string, Figure> = {};
     for (const [label, flags] of [
       ["janus run's flags", nodeFlagsFor('run')],
-      ["V8's defaults", []],
+      ["janus controller's flags (janus run's until issue 26)", CONTROLLER_NODE_FLAGS],
     ] as const) {
       const samples: PollSample[] = [];
       const peaks: number[] = [];

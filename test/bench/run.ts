@@ -5,6 +5,7 @@
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
  *                                      # side-by-side, git, health, cli, isolation
+ *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts).
  */
@@ -22,6 +23,7 @@ import { healthGate } from './health-gate.ts';
 import { isolation } from './isolation.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
+import { nodeFlagsTrade } from './node-flags-trade.ts';
 import { resultsPush } from './results-push.ts';
 import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-side.ts';
 import { type Figure, show } from './stats.ts';
@@ -55,6 +57,8 @@ try {
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('health')) results['Bake window and analysis'] = await healthAnalysis(bench, 3);
   if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
+  if (selected.includes('flags'))
+    results['Node flags of the long-running processes'] = await nodeFlagsTrade(bench, 3);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('git'))
     results.Git = {

@@ -44,7 +44,7 @@ interface Subject {
   committed(): Promise<number>;
 }
 
-interface Outcome {
+export interface Outcome {
   /** Resident MiB 5 s and 30 s after the last round drained. */
   after5s: number;
   after30s: number;
@@ -162,12 +162,17 @@ function priorArtSubject(admin: Objects, ns: string): Subject {
   };
 }
 
+/** The workload against the Janus controller `pid`, watching namespace `ns`. */
+export function janusWorkload(admin: Objects, ns: string, pid: number): Promise<Outcome> {
+  return runWorkload(admin, ns, pid, janusSubject(admin, ns));
+}
+
 /** Janus's half, on the benchmark's control plane. */
 export async function sideBySideJanus(b: Bench): Promise<Outcome> {
   const ns = await b.namespace('side-by-side');
   const controller = await b.controller(ns, ['--no-leader-elect', '--concurrency=16']);
   try {
-    return await runWorkload(b.admin, ns, controller.child.pid ?? 0, janusSubject(b.admin, ns));
+    return await janusWorkload(b.admin, ns, controller.child.pid ?? 0);
   } finally {
     await controller.stop();
   }

@@ -24,6 +24,8 @@ export interface ControllerProcessOptions {
   analysisAllowedAddresses?: readonly string[];
   /** Namespaces sharing AnalysisTemplates (JANUS_ANALYSIS_TEMPLATE_NAMESPACES); none by default. */
   analysisTemplateNamespaces?: readonly string[];
+  /** Exactly these Node flags instead of the ones the launcher picks (benchmarks weighing them). */
+  nodeFlags?: readonly string[];
 }
 
 export async function startController(opts: ControllerProcessOptions): Promise<ControllerProcess> {
@@ -42,7 +44,11 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       ...(opts.namespace ? ['--namespace', opts.namespace] : []),
       ...(opts.extraArgs ?? ['--no-leader-elect']),
     ],
-    { logFile: join(dir, 'controller.log'), env: { ...analysisSettings(opts), ...opts.env } },
+    {
+      logFile: join(dir, 'controller.log'),
+      env: { ...analysisSettings(opts), ...opts.env },
+      nodeFlags: opts.nodeFlags,
+    },
   );
 }
 

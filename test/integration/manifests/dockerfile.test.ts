@@ -23,7 +23,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LONG_RUNNING_NODE_FLAGS } from '../../../src/cli/node-flags.ts';
+import { CONTROLLER_NODE_FLAGS } from '../../../src/cli/node-flags.ts';
 import { buildDist, SHIPPED_MAIN } from '../../support/build.ts';
 import { eventually } from '../../support/eventually.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
@@ -321,10 +321,10 @@ describe('the container image', () => {
     silent.on('connection', () => silentConnections++);
     try {
       expect(await flagsOf(['controller', '--no-leader-elect'])).toEqual(
-        expect.arrayContaining([...LONG_RUNNING_NODE_FLAGS]),
+        expect.arrayContaining([...CONTROLLER_NODE_FLAGS]),
       );
       const oneShot = await flagsOf(['status', '--all-namespaces']);
-      for (const flag of LONG_RUNNING_NODE_FLAGS) expect(oneShot).not.toContain(flag);
+      for (const flag of CONTROLLER_NODE_FLAGS) expect(oneShot).not.toContain(flag);
     } finally {
       silent.close();
       await rm(home, { recursive: true, force: true });

@@ -1,0 +1,175 @@
+/**
+ * What each of the long-running processes' Node flags costs and wins on the controller's heaviest
+ * paths (issue 26; src/cli/node-flags.ts keeps the figures). For each flag set, in alternated
+ * rounds on the bench's control plane, a controller started with exactly those flags:
+ * - the side-by-side workload (2 rounds of 50 five-change transactions): resident memory 30 s
+ *   after, the controller's CPU;
+ * - one transaction of 256 changes (the most a Transaction holds): created → Committed, CPU;
+ * - a restart over 10,000 finished Transactions: start → ready, CPU, peak and settled memory.
+ *
+ *   npm run bench -- flags
+ *
+ * The Git side's heaviest path (the poll of a 400-directory commit) is weighed by poll-once.ts.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ControllerProcess, startController } from '../support/controller-process.ts';
+import { cmTarget, configMap, transaction, txnRef } from '../support/saga.ts';
+import { type Bench, timeUntil } from './harness.ts';
+import { seedFinishedTransactions } from './memory.ts';
+import { cpuSeconds, memoryMiB } from './proc.ts';
+import { janusWorkload } from './side-by-side.ts';
+import { type Figure, figure } from './stats.ts';
+
+const SEMI_SPACE = '--max-semi-space-size=4';
+
+/** The sets weighed: V8's defaults, then one step at a time towards the flags shipped until now. */
+export const FLAG_SETS: Readonly<Record<string, readonly string[]>> = {
+  "V8's defaults": [],
+  [SEMI_SPACE]: [SEMI_SPACE],
+  [`${SEMI_SPACE} --no-turbofan`]: [SEMI_SPACE, '--no-turbofan'],
+  'the five flags shipped until issue 26': [
+    SEMI_SPACE,
+    '--optimize-for-size',
+    '--no-sparkplug',
+    '--no-maglev',
+    '--no-turbofan',
+  ],
+};
+
+const BIG = 256;
+const FINISHED = 10_000;
+
+interface Sample {
+  sideBySide30sMiB: number;
+  sideBySideCpuS: number;
+  bigCommittedMs: number;
+  bigCpuS: number;
+  restartReadyMs: number;
+  restartCpuS: number;
+  restartPeakMiB: number;
+  restartSettledMiB: number;
+}
+
+async function withController<T>(
+  b: Bench,
+  namespace: string,
+  nodeFlags: readonly string[],
+  body: (c: ControllerProcess, pid: number) => Promise<T>,
+): Promise<T> {
+  const controller = await startController({
+    kubeconfig: b.proxied.controller,
+    namespace,
+    nodeFlags,
+    logLevel: 'info',
+    extraArgs: ['--no-leader-elect', '--concurrency=16'],
+  });
+  try {
+    await controller.opsUrl();
+    return await body(controller, controller.child.pid ?? 0);
+  } finally {
+    await controller.stop();
+  }
+}
+
+async function committed(b: Bench, ns: string, name: string): Promise<boolean> {
+  const t = await b.admin.get(txnRef(ns, name));
+  return (t as { status?: { phase?: string } } | undefined)?.status?.phase === 'Committed';
+}
+
+/** One transaction of 256 Patch changes on ConfigMaps: created → Committed, and the CPU it took. */
+async function bigTransaction(b: Bench, flags: readonly string[]): Promise<{ ms: number; cpuS: number }> {
+  const ns = await b.namespace('flags-big');
+  await Promise.all(
+    Array.from({ length: BIG }, (_, i) => b.admin.create(configMap(ns, `c${i}`, { v: 'old' }))),
+  );
+  return withController(b, ns, flags, async (_, pid) => {
+    await sleep(2_000); // past the start's own work
+    const cpu = await cpuSeconds(pid);
+    const started = performance.now();
+    await b.admin.create(
+      transaction(
+        ns,
+        'big',
+        Array.from({ length: BIG }, (_, i) => ({
+          target: cmTarget(`c${i}`),
+          type: 'Patch' as const,
+          content: { data: { v: 'new' } },
+        })),
+      ),
+    );
+    await timeUntil(() => committed(b, ns, 'big'), 600_000, 20);
+    return { ms: performance.now() - started, cpuS: (await cpuSeconds(pid)) - cpu };
+  });
+}
+
+/** A controller started over `ns`'s 10,000 finished Transactions: until ready, then 5 s later. */
+async function restart(b: Bench, ns: string, flags: readonly string[]) {
+  const started = performance.now();
+  return withController(b, ns, flags, async (controller, pid) => {
+    const url = await controller.opsUrl();
+    await timeUntil(async () => (await fetch(`${url}/readyz`)).status === 200, 300_000, 50);
+    const readyMs = performance.now() - started;
+    const cpuS = await cpuSeconds(pid);
+    await sleep(5_000);
+    return {
+      readyMs,
+      cpuS,
+      peakMiB: await memoryMiB(pid, 'VmHWM'),
+      settledMiB: await memoryMiB(pid, 'VmRSS'),
+    };
+  });
+}
+
+async function sample(b: Bench, finishedNs: string, flags: readonly string[]): Promise<Sample> {
+  const ns = await b.namespace('flags-sbs');
+  const sideBySide = await withController(b, ns, flags, (_, pid) => janusWorkload(b.admin, ns, pid));
+  const big = await bigTransaction(b, flags);
+  const again = await restart(b, finishedNs, flags);
+  return {
+    sideBySide30sMiB: sideBySide.after30s,
+    sideBySideCpuS: sideBySide.cpuSeconds,
+    bigCommittedMs: big.ms,
+    bigCpuS: big.cpuS,
+    restartReadyMs: again.readyMs,
+    restartCpuS: again.cpuS,
+    restartPeakMiB: again.peakMiB,
+    restartSettledMiB: again.settledMiB,
+  };
+}
+
+export async function nodeFlagsTrade(b: Bench, runs: number): Promise<Record<string, Figure>> {
+  const finishedNs = await b.namespace('flags-finished');
+  await seedFinishedTransactions(b, finishedNs, FINISHED);
+  const samples = new Map<string, Sample[]>(Object.keys(FLAG_SETS).map((name) => [name, []]));
+  for (let run = 0; run < runs; run++)
+    for (const [name, flags] of Object.entries(FLAG_SETS)) {
+      const s = await sample(b, finishedNs, flags);
+      samples.get(name)?.push(s);
+      console.error(`flags: run ${run + 1}, ${name}: ${JSON.stringify(s)}`);
+    }
+  const out: Record<string, Figure> = {};
+  for (const [name, list] of samples) {
+    const of = (pick: (s: Sample) => number, unit: string) => figure(list.map(pick), unit);
+    out[`${name}: side-by-side workload, resident memory 30 s after`] = of((s) => s.sideBySide30sMiB, 'MiB');
+    out[`${name}: side-by-side workload, controller CPU`] = of((s) => s.sideBySideCpuS, 's');
+    out[`${name}: ${BIG}-change transaction, created → Committed`] = of((s) => s.bigCommittedMs, 'ms');
+    out[`${name}: ${BIG}-change transaction, controller CPU`] = of((s) => s.bigCpuS, 's');
+    out[`${name}: restart over 10,000 finished Transactions, start → ready`] = of(
+      (s) => s.restartReadyMs,
+      'ms',
+    );
+    out[`${name}: restart over 10,000 finished Transactions, CPU until ready`] = of(
+      (s) => s.restartCpuS,
+      's',
+    );
+    out[`${name}: restart over 10,000 finished Transactions, peak resident memory`] = of(
+      (s) => s.restartPeakMiB,
+      'MiB',
+    );
+    out[`${name}: restart over 10,000 finished Transactions, resident memory 5 s after`] = of(
+      (s) => s.restartSettledMiB,
+      'MiB',
+    );
+  }
+  return out;
+}
