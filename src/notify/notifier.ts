@@ -140,7 +140,15 @@ export class Notifier {
       .then(async () => {
         const config = await this.#o.config();
         await this.#o.ledger?.load();
-        const providers = providersFor(event, config).filter((p) => !this.#o.ledger?.has(p.name, event.id));
+        const routed = providersFor(event, config);
+        const providers = routed.filter((p) => !this.#o.ledger?.has(p.name, event.id));
+        if (providers.length < routed.length) {
+          const delivered = routed.filter((p) => !providers.includes(p)).map((p) => p.name);
+          this.#o.log.info(
+            { event: event.id, providers: delivered },
+            'notification not sent again: the delivery ledger records it delivered before a restart',
+          );
+        }
         if (providers.length === 0) return;
         const full = await this.#withAuthor(event);
         const message = messageOf(full, config);
