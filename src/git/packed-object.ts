@@ -150,10 +150,14 @@ function deflateBound(size: number): number {
   return size + Math.ceil(size / 1024) + 64;
 }
 
-/** The zlib stream at the start of `data`, inflated, when it is exactly `size` bytes. */
+/**
+ * The zlib stream at the start of `data`, inflated, when it is exactly `size` bytes. Its output
+ * buffer is sized to the object: zlib's default, 16 KiB, would be kept alive by every smaller
+ * object read (a slice of it) until collected.
+ */
 function inflated(data: Uint8Array, size: number): Buffer | undefined {
   try {
-    const out = inflateSync(data, { maxOutputLength: Math.max(size, 1) });
+    const out = inflateSync(data, { maxOutputLength: Math.max(size, 1), chunkSize: Math.max(size + 1, 64) });
     return out.length === size ? out : undefined;
   } catch {
     return undefined;
