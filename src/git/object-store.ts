@@ -94,7 +94,8 @@ export class ObjectStore {
   /**
    * The tree's entries, once its size (read from its Git header) is known to be at most
    * `maxBytes`: a tree of two million entries is a few MiB compressed, and parsing it would
-   * build two million objects. Throws GitObjectTooLargeError beyond that.
+   * build two million objects. Throws GitObjectTooLargeError beyond that. A packed tree is read
+   * straight from its pack (packed-object.ts); anything else through isomorphic-git.
    */
   async readTree(oid: string, maxBytes: number = this.#maxTreeBytes): Promise<TreeEntry[]> {
     const packed = await this.#packed.read(oid, maxBytes);
@@ -123,14 +124,16 @@ export class ObjectStore {
   /**
    * The blob's bytes, or its size when it is larger than `maxBytes`: checked from the object's
    * header first, so an oversized blob is never inflated (isomorphic-git would inflate it whole,
-   * and keep the pack it sits in in memory).
+   * and keep the pack it sits in in memory). A packed blob is read straight from its pack
+   * (packed-object.ts); anything else through isomorphic-git.
    */
   async readBlobWithin(
     oid: string,
     maxBytes: number,
   ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; size: number }> {
     const packed = await this.#packed.read(oid, maxBytes);
-    if (packed?.type === 'blob' && packed.content) return { ok: true, bytes: packed.content };
+    if (packed?.type === 'blob' && packed.content && packed.content.length <= maxBytes)
+      return { ok: true, bytes: packed.content };
     if (packed && !packed.content) return { ok: false, size: packed.size };
     const size = await this.objectSize(oid);
     if (size !== undefined && size > maxBytes) return { ok: false, size };

@@ -62,7 +62,12 @@ export class PackedObjects {
     depth: number,
   ): Promise<PackedObject | undefined> {
     const cached = this.#bases.get(`${pack}:${offset}`);
-    if (cached) return { type: cached.type, size: cached.content.length, content: cached.content };
+    if (cached) {
+      const size = cached.content.length;
+      return size > maxBytes
+        ? { type: cached.type, size }
+        : { type: cached.type, size, content: cached.content };
+    }
     let bytes = await this.#reads.readPack(pack, offset, FIRST_READ);
     const header = entryHeader(bytes);
     if (!header) return undefined;
