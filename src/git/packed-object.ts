@@ -71,17 +71,22 @@ export class PackedObjects {
     let bytes = await this.#reads.readPack(pack, offset, FIRST_READ);
     const header = entryHeader(bytes);
     if (!header) return undefined;
+    const type = TYPES[header.type];
+    // Sizes come from the header before anything more is read: a blob of a gigabyte of zeros is
+    // a few MiB in the pack, and its header alone says it is too large.
+    if (type !== undefined && header.size > maxBytes) return { type, size: header.size };
+    if (type === undefined && header.type !== OFS_DELTA && header.type !== REF_DELTA) return undefined;
+    // A delta is at most 8 bytes of instruction per byte it makes (a copy of one byte), plus its
+    // two sizes: a longer one makes more than maxBytes, which the ordinary read measures.
+    if (type === undefined && header.size > 8 * maxBytes + 20) return undefined;
     const needed = header.at + deflateBound(header.size);
     if (bytes.length < needed && bytes.length === FIRST_READ)
       bytes = await this.#reads.readPack(pack, offset, needed);
     const data = bytes.subarray(header.at);
-    const type = TYPES[header.type];
     if (type !== undefined) {
-      if (header.size > maxBytes) return { type, size: header.size };
       const content = inflated(data, header.size);
       return content && { type, size: header.size, content };
     }
-    if (header.type !== OFS_DELTA && header.type !== REF_DELTA) return undefined;
     const base = header.type === OFS_DELTA ? baseOffset(data, offset) : baseOid(data);
     if (!base) return undefined;
     const delta = inflated(data.subarray(base.at), header.size);

@@ -106,6 +106,32 @@ describe('PackedObjects', () => {
     }
   });
 
+  it('answers a blob of 64 MiB of zeros (64 KiB packed) from its header, reading no more of the pack', async () => {
+    const dir = join(scratch, 'bomb');
+    run(scratch, 'init', '--quiet', '--initial-branch=main', dir);
+    writeFileSync(join(dir, 'zeros'), Buffer.alloc(64 * 1024 * 1024));
+    run(dir, 'add', '--all');
+    run(dir, 'commit', '--quiet', '-m', 'zeros');
+    run(dir, 'repack', '--quiet', '-adf');
+    run(dir, 'prune-packed');
+    const gitdir = join(dir, '.git');
+    const blob = oids(gitdir).find((o) => o.type === 'blob');
+    const lengths: number[] = [];
+    const reads = new (class extends ObjectReadCache {
+      override readPack(path: string, position: number, length: number): Promise<Buffer> {
+        lengths.push(length);
+        return super.readPack(path, position, length);
+      }
+    })(gitdir);
+    try {
+      const object = await new PackedObjects(reads).read(blob?.oid ?? '', 1024 * 1024);
+      expect(object).toEqual({ type: 'blob', size: 64 * 1024 * 1024 });
+      expect(Math.max(...lengths)).toBeLessThanOrEqual(16 * 1024); // before: the whole 64 MiB bound
+    } finally {
+      await reads.close();
+    }
+  });
+
   it('leaves a loose object to the caller', async () => {
     const gitdir = repository('loose', []);
     const blob = run(gitdir, 'hash-object', '-w', '--stdin');
