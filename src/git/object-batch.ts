@@ -16,6 +16,7 @@ import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { CommitInfo, ObjectStore, Signature, TreeEntry } from './object-store.ts';
+import { compareCodePoints } from './tree-parse.ts';
 
 /** Signs a commit's bytes (without the gpgsig header); returns the armored signature. */
 export type CommitSigner = (payload: Buffer) => string;
@@ -121,20 +122,6 @@ export class ObjectBatch {
 /** Git orders a tree's entries by name, a folder's name as if it ended in '/'. */
 function treeSortName(entry: TreeEntry): string {
   return entry.mode === '040000' ? `${entry.path}/` : entry.path;
-}
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** By Unicode code point (what git's byte order is for UTF-8 names), not by UTF-16 unit. */
-function compareCodePoints(a: string, b: string): number {
-  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }
 
 /** "Name <email> 1700000000 +0100"; Signature's offset is in minutes, positive west of UTC. */

@@ -10,6 +10,8 @@ import { parseCommitStart } from './commit-head.ts';
 import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
 import { ObjectReadCache } from './object-read-cache.ts';
 import { readObjectSize, readObjectStart } from './object-size.ts';
+import { PackedObjects } from './packed-object.ts';
+import { parseTree } from './tree-parse.ts';
 
 export interface Signature {
   name: string;
@@ -36,12 +38,14 @@ export class ObjectStore {
   readonly gitdir: string;
   readonly cache: object = {};
   readonly #reads: ObjectReadCache;
+  readonly #packed: PackedObjects;
   readonly #maxTreeBytes: number;
 
   /** `maxTreeBytes`: the default limit of readTree. */
   constructor(gitdir: string, maxTreeBytes: number = GIT_INPUT_LIMITS.maxTreeBytes) {
     this.gitdir = gitdir;
     this.#reads = new ObjectReadCache(gitdir);
+    this.#packed = new PackedObjects(this.#reads);
     this.#maxTreeBytes = maxTreeBytes;
   }
 
@@ -90,9 +94,13 @@ export class ObjectStore {
   /**
    * The tree's entries, once its size (read from its Git header) is known to be at most
    * `maxBytes`: a tree of two million entries is a few MiB compressed, and parsing it would
-   * build two million objects. Throws GitObjectTooLargeError beyond that.
+   * build two million objects. Throws GitObjectTooLargeError beyond that. A packed tree is read
+   * straight from its pack (packed-object.ts); anything else through isomorphic-git.
    */
   async readTree(oid: string, maxBytes: number = this.#maxTreeBytes): Promise<TreeEntry[]> {
+    const packed = await this.#packed.read(oid, maxBytes);
+    const parsed = packed?.type === 'tree' && packed.content && parseTree(packed.content);
+    if (parsed) return parsed;
     const size = await this.objectSize(oid);
     if (size !== undefined && size > maxBytes)
       throw new GitObjectTooLargeError('tree', oid, size, maxBytes, 'a tree may take');
@@ -116,12 +124,17 @@ export class ObjectStore {
   /**
    * The blob's bytes, or its size when it is larger than `maxBytes`: checked from the object's
    * header first, so an oversized blob is never inflated (isomorphic-git would inflate it whole,
-   * and keep the pack it sits in in memory).
+   * and keep the pack it sits in in memory). A packed blob is read straight from its pack
+   * (packed-object.ts); anything else through isomorphic-git.
    */
   async readBlobWithin(
     oid: string,
     maxBytes: number,
   ): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; size: number }> {
+    const packed = await this.#packed.read(oid, maxBytes);
+    if (packed?.type === 'blob' && packed.content && packed.content.length <= maxBytes)
+      return { ok: true, bytes: packed.content };
+    if (packed && !packed.content) return { ok: false, size: packed.size };
     const size = await this.objectSize(oid);
     if (size !== undefined && size > maxBytes) return { ok: false, size };
     const bytes = await this.readBlob(oid);

@@ -204,19 +204,25 @@ export class Materializer {
     });
   }
 
-  /** Acts on every directory change in Git order; returns the next free sequence number. */
-  async #apply(facts: readonly GatheredFacts[], cursor: GitCursor, summary: PollSummary): Promise<number> {
+  /**
+   * Acts on every directory change in Git order; returns the next free sequence number. Takes
+   * the facts out of `facts` as it goes: a parsed directory is let go once acted on, so the
+   * parsed Transactions of a large commit do not all live on through the flush that follows.
+   */
+  async #apply(facts: GatheredFacts[], cursor: GitCursor, summary: PollSummary): Promise<number> {
     // Outcomes decided earlier in this poll, not yet on the results branch.
     const overlay = new Map<string, RecordedOutcome>();
     const first = cursor.nextSequence;
+    const count = facts.length;
     let next = first;
     let reserved = false;
-    for (const fact of facts) {
+    facts.reverse();
+    for (let fact = facts.pop(); fact; fact = facts.pop()) {
       const key = `${fact.namespace}/${fact.name}`;
       for (const action of decideDirectory(fact, overlay.get(key) ?? fact.recorded)) {
         if (action.do === 'materialize' && !reserved) {
           // Durable before any Transaction carries one: a restart never hands out a number twice.
-          await this.#save({ ...cursor, nextSequence: first + facts.length });
+          await this.#save({ ...cursor, nextSequence: first + count });
           reserved = true;
         }
         const outcome = await this.#execute(action, fact, next, summary);
