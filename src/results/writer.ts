@@ -1,6 +1,7 @@
 /**
  * Writes results to the results branch: durably queued first (spool), then committed on top of the
- * branch's current tip and pushed. Results queued together go out in one push. A push that loses a
+ * branch's current tip and pushed. Results queued together go out in one push, of at most
+ * PUSH_RECORDS (100) commits; more take several, in order. A push that loses a
  * race (non-fast-forward) is replayed onto the new tip, a bounded number of times with jittered
  * backoff; the branch is never force-pushed. While the server is unreachable results stay queued
  * and are retried with backoff until they are on the remote; a restart resumes from the spool.
@@ -57,6 +58,8 @@ export interface FlushReport {
 const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 60_000, jitter: 0.5 };
 const DEFAULT_REPLAY = { baseMs: 100, capMs: 2000, jitter: 0.5, attempts: 6 };
 const DEFAULT_AUTHOR = { name: 'Janus', email: 'janus@tx.janus.io' };
+/** Results per push: see #pushInParts. */
+export const PUSH_RECORDS = 100;
 
 export class ResultsWriter {
   readonly branch: string;
@@ -113,7 +116,7 @@ export class ResultsWriter {
    */
   async flush(): Promise<FlushReport> {
     while (this.#inFlight) await this.#inFlight.catch(() => undefined);
-    const run = this.#push(this.#spool.entries());
+    const run = this.#pushInParts(this.#spool.entries());
     this.#inFlight = run;
     try {
       const report = await run;
@@ -148,6 +151,24 @@ export class ResultsWriter {
       this.flush().catch(() => undefined); // logged and rescheduled by flush
     }, delayMs);
     this.#timer.unref();
+  }
+
+  /**
+   * Pushes `entries` at most PUSH_RECORDS at a time. A push holds its commits' objects in memory
+   * while isomorphic-git packs them; one of 400 results (2,000 objects) was the peak of a poll
+   * that brought 400 directories.
+   */
+  async #pushInParts(entries: readonly SpoolEntry[]): Promise<FlushReport> {
+    let total: FlushReport = { records: 0, tip: undefined, replays: 0 };
+    for (let at = 0; at === 0 || at < entries.length; at += PUSH_RECORDS) {
+      const report = await this.#push(entries.slice(at, at + PUSH_RECORDS));
+      total = {
+        records: total.records + report.records,
+        tip: report.tip ?? total.tip,
+        replays: total.replays + report.replays,
+      };
+    }
+    return total;
   }
 
   async #push(batch: readonly SpoolEntry[]): Promise<FlushReport> {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GitRepository } from '../../../src/git/index.ts';
 import { type ResultRecord, ResultsWriter, type ResultsWriterOptions } from '../../../src/results/index.ts';
+import { PUSH_RECORDS } from '../../../src/results/writer.ts';
 import { eventually } from '../../support/eventually.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../../support/git-server.ts';
 
@@ -107,6 +108,28 @@ describe('ResultsWriter', () => {
     expect(pushes).toHaveLength(1);
     expect(await history()).toHaveLength(3);
     expect(await show('results/default/two.yaml')).toBe('phase: RolledBack');
+  });
+
+  it(`pushes a flush of many results ${PUSH_RECORDS} at a time, in order, every one on the branch`, async () => {
+    const writer = await openWriter();
+    server.clearRequests();
+    const names = Array.from(
+      { length: 2 * PUSH_RECORDS + 5 },
+      (_, i) => `many-${String(i).padStart(3, '0')}`,
+    );
+    for (const name of names) await writer.write(result(name));
+    const report = await writer.flush();
+    expect(report.records).toBe(names.length);
+    const pushes = server
+      .requests(repoName)
+      .filter((r) => r.method === 'POST' && r.path === 'git-receive-pack');
+    expect(pushes).toHaveLength(3); // before: 1, holding every commit's objects at once
+    expect(await history()).toEqual(
+      names
+        .map((name, i) => `default/${name}: Committed (1/1 changes) [${i === 0 ? 0 : 1} parents]`)
+        .reverse(),
+    );
+    expect(writer.pending).toBe(0);
   });
 
   it('replays onto the new tip when someone pushed between its fetch and its push, keeping their commit', async () => {
