@@ -1,6 +1,6 @@
 /**
  * One poll of a commit adding N directories (the cli bench's poll), in a worker started with the
- * Node flags given after `--`; for profiling (--cpu-prof, --heap-prof) and paired flag trades.
+ * Node flags given after `--` and running the compiled modules (dist/, built first); for profiling (--cpu-prof, --heap-prof) and paired flag trades.
  *
  *   node test/bench/poll-once.ts [directories] [--commits] [--verify-signatures] -- [node flags…]
  *
@@ -14,6 +14,7 @@ import { fork } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildDist } from '../support/build.ts';
 import { git, startGitServer } from '../support/git-server.ts';
 import { makeKey, signerLine, signingConfig, type TestKey } from '../support/ssh-signing.ts';
 import { writeBigRepository, writeDirectory } from './fixtures/big-repository.ts';
@@ -25,6 +26,7 @@ const directories = Number(own.find((a) => /^\d+$/.test(a)) ?? 400);
 const perCommit = own.includes('--commits');
 const verify = own.includes('--verify-signatures');
 const flags = dash >= 0 ? process.argv.slice(dash + 1) : [];
+buildDist(); // the worker runs the compiled modules, as janus run does
 const key = makeKey('ed25519', 'bench');
 const sign = signingConfig(key);
 const scratch = await mkdtemp(join(tmpdir(), 'janus-poll-once-'));
