@@ -1,9 +1,15 @@
 /**
- * isomorphic-git's HTTP client over Node's fetch, with what the stock `http/node` client lacks:
- * a timeout (on connecting and on every chunk of the body, so slow large packs still succeed but a
- * stalled server does not hang a poll forever) and an observer for metrics.
+ * isomorphic-git's HTTP client over node:http and node:https, with what the stock `http/node`
+ * client lacks: a timeout (on connecting and on every chunk of the body, so slow large packs still
+ * succeed but a stalled server does not hang a poll forever), redirects followed as fetch follows
+ * them but never carrying credentials to another origin, and an observer for metrics.
+ *
+ * Not fetch: its first use loads undici and compiles llhttp's WebAssembly, 16 MiB resident for the
+ * life of a `janus run` whose other clients (Kubernetes) speak node:http anyway.
  */
+import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { http, https } from '../node-builtins.ts';
 import { FetchTooLargeError, HttpTimeoutError } from './errors.ts';
 
 export interface HttpExchange {
@@ -22,66 +28,129 @@ export interface HttpClientOptions {
 }
 
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Redirects followed for one request (fetch allows 20; a forge moving a repository needs one or two). */
+export const MAX_REDIRECTS = 5;
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+/** Headers that carry credentials: dropped when a redirect leaves the origin, as fetch does. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+export interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
 
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const agents: Record<string, Agent> = {
+    'http:': new http.Agent({ keepAlive: true }),
+    'https:': new https.Agent({ keepAlive: true }),
+  };
   return {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
       const method = req.method ?? 'GET';
       const started = performance.now();
       const observe = (status: number | undefined) =>
         options.onExchange?.({ method, url: req.url, status, durationMs: performance.now() - started });
-      const controller = new AbortController();
-      const timer = new IdleTimer(idleTimeoutMs, () =>
-        controller.abort(new HttpTimeoutError(req.url, idleTimeoutMs)),
-      );
-      req.signal?.addEventListener('abort', () => controller.abort(req.signal?.reason), { once: true });
       // Request bodies (pack negotiation, pushed packs) are built in memory by isomorphic-git anyway;
       // sending one buffer gives a Content-Length, which some servers require.
       const body = req.body ? await collect(req.body) : undefined;
-      timer.arm();
-      let res: Response;
-      try {
-        res = await fetch(req.url, {
-          method,
-          headers: req.headers ?? {},
-          ...(body && { body }),
-          signal: controller.signal,
-          redirect: 'follow',
-        });
-      } catch (error) {
+      let out: Outgoing = { url: new URL(req.url), method, headers: lowercase(req.headers), body };
+      for (let redirects = 0; ; redirects++) {
+        const timer = new IdleTimer(idleTimeoutMs);
+        let res: IncomingMessage;
+        try {
+          res = await send(out, agents, timer, req.signal);
+        } catch (error) {
+          timer.stop();
+          observe(undefined);
+          throw timer.fired ? new HttpTimeoutError(out.url.href, idleTimeoutMs) : error;
+        }
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (!REDIRECTS.has(status) || location === undefined) {
+          observe(status);
+          return {
+            url: out.url.href,
+            method: out.method,
+            statusCode: status,
+            statusMessage: res.statusMessage ?? '',
+            headers: flatten(res.headers),
+            body: watchBody(res, timer, out.url.href, idleTimeoutMs),
+          };
+        }
         timer.stop();
-        observe(undefined);
-        throw controller.signal.aborted ? controller.signal.reason : error;
+        res.resume(); // a redirect's own body is not read
+        if (redirects >= MAX_REDIRECTS) {
+          observe(status);
+          throw new Error(`${req.url}: more than ${MAX_REDIRECTS} redirects`);
+        }
+        out = redirected(out, status, location);
       }
-      timer.arm();
-      observe(res.status);
-      return {
-        url: res.url,
-        method,
-        statusCode: res.status,
-        statusMessage: res.statusText,
-        headers: Object.fromEntries(res.headers),
-        body: res.body ? watchBody(res.body, timer, controller.signal) : emptyBody(timer),
-      };
     },
   };
+}
+
+/** The request a redirect asks for, by fetch's rules; never with credentials to another origin. */
+export function redirected(out: Outgoing, status: number, location: string): Outgoing {
+  const url = new URL(location, out.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${out.url.href}: redirected to ${url.protocol} (only http and https are followed)`);
+  }
+  let { method, body, headers } = out;
+  if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+    method = 'GET';
+    body = undefined;
+    headers = without(headers, ['content-type', 'content-length']);
+  }
+  if (url.origin !== out.url.origin) headers = without(headers, CREDENTIAL_HEADERS);
+  return { url, method, headers, body };
+}
+
+function send(
+  out: Outgoing,
+  agents: Record<string, Agent>,
+  timer: IdleTimer,
+  signal: AbortSignal | undefined,
+): Promise<IncomingMessage> {
+  const transport = out.url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(out.url, {
+      method: out.method,
+      headers: {
+        ...out.headers,
+        ...(out.body !== undefined && { 'content-length': String(out.body.length) }),
+      },
+      agent: agents[out.url.protocol],
+      ...(signal && { signal }),
+    });
+    timer.arm(() => request.destroy(new Error('idle')));
+    request.on('response', (res) => {
+      timer.arm(() => res.destroy(new Error('idle')));
+      resolve(res);
+    });
+    request.on('error', reject);
+    request.end(out.body);
+  });
 }
 
 /** Re-armed on each chunk; stopped when the body ends or fails. Unref'd: it never keeps the process alive. */
 class IdleTimer {
   readonly #ms: number;
-  readonly #onIdle: () => void;
   #timer: NodeJS.Timeout | undefined;
+  fired = false;
 
-  constructor(ms: number, onIdle: () => void) {
+  constructor(ms: number) {
     this.#ms = ms;
-    this.#onIdle = onIdle;
   }
 
-  arm(): void {
+  arm(onIdle: () => void): void {
     this.stop();
-    this.#timer = setTimeout(this.#onIdle, this.#ms).unref();
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      onIdle();
+    }, this.#ms).unref();
   }
 
   stop(): void {
@@ -90,29 +159,65 @@ class IdleTimer {
   }
 }
 
-async function* watchBody(
-  stream: ReadableStream<Uint8Array>,
+/**
+ * The response body, re-arming the idle timer on each chunk. Ending it early (return(), as
+ * limitResponseBytes does past its budget) closes the connection, so no socket is left waiting
+ * on a body nobody reads.
+ */
+function watchBody(
+  res: IncomingMessage,
   timer: IdleTimer,
-  signal: AbortSignal,
+  url: string,
+  idleTimeoutMs: number,
 ): AsyncIterableIterator<Uint8Array> {
-  try {
-    for await (const chunk of stream) {
-      timer.arm();
-      yield chunk;
-    }
-  } catch (error) {
-    throw signal.aborted ? signal.reason : error;
-  } finally {
-    timer.stop();
+  const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const failure = (error: unknown) => (timer.fired ? new HttpTimeoutError(url, idleTimeoutMs) : error);
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      let chunk: IteratorResult<Buffer>;
+      try {
+        chunk = await chunks.next();
+      } catch (error) {
+        timer.stop();
+        throw failure(error);
+      }
+      if (chunk.done) {
+        timer.stop();
+        // A response destroyed by the timer may end its stream rather than fail it.
+        if (timer.fired) throw failure(undefined);
+        return { done: true, value: undefined };
+      }
+      timer.arm(() => res.destroy(new Error('idle')));
+      return { done: false, value: chunk.value };
+    },
+    async return() {
+      timer.stop();
+      res.destroy();
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+function flatten(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  return flat;
 }
 
-// biome-ignore lint/correctness/useYield: an empty body yields nothing
-async function* emptyBody(timer: IdleTimer): AsyncIterableIterator<Uint8Array> {
-  timer.stop();
+function lowercase(headers: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-async function collect(body: AsyncIterableIterator<Uint8Array> | Iterable<Uint8Array>): Promise<Uint8Array> {
+function without(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !names.includes(k)));
+}
+
+async function collect(body: AsyncIterableIterator<Uint8Array> | Iterable<Uint8Array>): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);

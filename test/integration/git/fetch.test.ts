@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, GitAccessError, GitRepository } from '../../../src/git/index.ts';
+import { createHttpClient, GitAccessError, GitCredentials, GitRepository } from '../../../src/git/index.ts';
 import { type GitServer, pushCommit, startGitServer } from '../../support/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
@@ -119,6 +119,45 @@ describe('fetching the watched branch', () => {
     } finally {
       silent.closeAllConnections();
       silent.close();
+    }
+  });
+
+  it('follows a moved repository, and never carries the credentials to another origin', async () => {
+    const bare = await server.createRepo('moved');
+    const tip = await pushCommit(bare, 'main', { 'README.md': 'hello\n' });
+    const seen: { at: string; authorization: string | undefined }[] = [];
+    // Another origin (another port): records what reached it, then sends the request on to Git.
+    const elsewhere = createServer((req, res) => {
+      seen.push({ at: 'elsewhere', authorization: req.headers.authorization });
+      res
+        .writeHead(307, { location: `${server.url('moved')}${(req.url ?? '').replace(/^\/moved\.git/, '')}` })
+        .end();
+    });
+    // The configured address: every request is sent on, 307, to the other origin.
+    const configured = createServer((req, res) => {
+      seen.push({ at: 'configured', authorization: req.headers.authorization });
+      const port = (elsewhere.address() as AddressInfo).port;
+      res.writeHead(307, { location: `http://127.0.0.1:${port}${req.url}` }).end();
+    });
+    for (const s of [elsewhere, configured])
+      await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    try {
+      const repo = await GitRepository.open({
+        location: `http://127.0.0.1:${(configured.address() as AddressInfo).port}/moved.git`,
+        cacheDir: await cacheDir(),
+        credentials: async () => new GitCredentials('basic', 'deployer', 'not-for-elsewhere', 'a test'),
+      });
+      expect(await repo.fetchBranch('main')).toBe(tip);
+      expect(
+        seen.filter((r) => r.at === 'configured').every((r) => r.authorization?.startsWith('Basic ')),
+      ).toBe(true);
+      expect(seen.filter((r) => r.at === 'elsewhere').length).toBeGreaterThan(0);
+      expect(seen.filter((r) => r.at === 'elsewhere' && r.authorization !== undefined)).toEqual([]);
+    } finally {
+      for (const s of [elsewhere, configured]) {
+        s.closeAllConnections();
+        s.close();
+      }
     }
   });
 
