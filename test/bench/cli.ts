@@ -216,6 +216,25 @@ async function pollOfOneCommit(
         ],
         '×',
       );
+      // Materializing: until the last Transaction is created, before the results are pushed.
+      const until = samples.map((s) => s.materialized ?? { ms: Number.NaN, cpuMs: Number.NaN });
+      result[`${name}: until the last Transaction is created, wall time`] = figure(
+        until.map((m) => m.ms / 1000),
+        's',
+      );
+      result[`${name}: until the last Transaction is created, CPU time`] = figure(
+        until.map((m) => m.cpuMs / 1000),
+        's',
+      );
+      result[`${name}: until the last Transaction is created, against the parse floor`] = figure(
+        [
+          figure(
+            until.map((m) => m.ms),
+            'ms',
+          ).median / floorMs,
+        ],
+        '×',
+      );
     }
     return result;
   } finally {

@@ -43,6 +43,12 @@ export interface PollSample {
   cpuMs: number;
   rssMiB: number;
   summary: PollSummary;
+  /**
+   * From the poll's start to the last Transaction created (fetch, read, parse, create, each
+   * Materialized record spooled): what materializing took, before the results are committed and
+   * pushed. Undefined when the poll created none.
+   */
+  materialized?: { ms: number; cpuMs: number } | undefined;
 }
 
 export type WorkerMessage = { poll: string } | { exit: true };
@@ -61,9 +67,14 @@ class FileCursorStore implements CursorStore {
   }
 }
 
+/** When the last Transaction of the poll in progress was created, and the CPU used by then. */
+type Created = { at: number; cpu: NodeJS.CpuUsage };
+let lastCreated: Created | undefined;
+
 /** Creating a Transaction costs one API request whatever the repository; here it costs nothing. */
 const inMemoryCluster: TransactionApi = {
   async create(transaction: Transaction) {
+    lastCreated = { at: performance.now(), cpu: process.cpuUsage() };
     return {
       kind: 'created',
       transaction: { ...transaction, metadata: { ...transaction.metadata, uid: 'bench' } },
@@ -102,17 +113,24 @@ async function worker(url: string, cacheDir: string, cursorFile: string, signers
       process.send?.({ peakRssMiB: process.resourceUsage().maxRSS / 1024 }, () => process.exit(0));
       return;
     }
+    lastCreated = undefined;
     const started = performance.now();
     const cpu = process.cpuUsage();
     const summary = await materializer.poll();
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    // Set by create() while the poll ran (TypeScript cannot see that through the await).
+    const created = lastCreated as Created | undefined;
     const sample: PollSample = {
       label: message.poll,
       ms,
       cpuMs: (used.user + used.system) / 1000,
       rssMiB: process.memoryUsage().rss / 2 ** 20,
       summary,
+      materialized: created && {
+        ms: created.at - started,
+        cpuMs: (created.cpu.user + created.cpu.system - cpu.user - cpu.system) / 1000,
+      },
     };
     process.send?.(sample);
   });

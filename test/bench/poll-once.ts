@@ -8,7 +8,8 @@
  * --verify-signatures: the commits are SSH-signed (a key made by ssh-keygen) either way; with
  * this flag the worker verifies them against an allowed-signers file holding that key.
  *
- * Prints one JSON line: { ms, cpuMs, peakRssMiB, materialized, rejected }.
+ * Prints one JSON line: { ms, cpuMs, materializedMs, materializedCpuMs, peakRssMiB, materialized,
+ * rejected }; materialized… until the last Transaction was created, before the results' push.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -73,6 +74,8 @@ try {
     `${JSON.stringify({
       ms: Math.round(sample.ms),
       cpuMs: Math.round(sample.cpuMs),
+      materializedMs: Math.round(sample.materialized?.ms ?? Number.NaN),
+      materializedCpuMs: Math.round(sample.materialized?.cpuMs ?? Number.NaN),
       peakRssMiB: Math.round(peakRssMiB),
       materialized: sample.summary.materialized,
       rejected: sample.summary.rejected,
