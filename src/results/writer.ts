@@ -215,9 +215,16 @@ export class ResultsWriter {
         );
       }
       const sign = await this.#signer();
-      const tip = await commitRecords(session.store, base, records, this.#signature(), landed, sign);
+      const { tip, objects } = await commitRecords(
+        session.store,
+        base,
+        records,
+        this.#signature(),
+        landed,
+        sign,
+      );
       try {
-        if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base);
+        if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base, objects);
         return { records: records.length, tip, replays: attempt };
       } catch (error) {
         const rejected = error instanceof GitAccessError && error.kind === 'rejected';
