@@ -4,6 +4,7 @@
  * updates one ref, and the server's report-status. Lines are pkt-lines: four hex digits of
  * length (those four included), then the data; "0000" is a flush.
  */
+import { EXPECTED_ERROR } from '../log/describe-error.ts';
 import { ZERO_OID } from './object-store.ts';
 
 export interface Advertisement {
@@ -19,8 +20,12 @@ export interface ReportStatus {
   readonly refs: ReadonlyMap<string, string | undefined>;
 }
 
-/** A reply the protocol does not allow: the server is not (or not only) a Git server. */
+/**
+ * A reply the protocol does not allow, or a push the server could not take (its words): the
+ * server's doing, not a bug here, so it is reported in one line.
+ */
 export class ProtocolError extends Error {
+  readonly [EXPECTED_ERROR] = true;
   constructor(message: string) {
     super(message);
     this.name = 'ProtocolError';

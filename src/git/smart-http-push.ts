@@ -57,7 +57,9 @@ export async function pushPack(push: PackPush): Promise<void> {
     headers: { ...push.headers },
   });
   const advertisementBody = await readBody(discovery, MAX_ADVERTISEMENT_BYTES);
-  if (discovery.headers?.['content-type'] !== 'application/x-git-receive-pack-advertisement') {
+  // A dumb HTTP server, or a sign-in page: not a Git server that takes pushes.
+  const mediaType = discovery.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/x-git-receive-pack-advertisement') {
     const text = Buffer.from(advertisementBody).toString('utf8');
     throw new Errors.SmartHttpError(text.slice(0, 160), text);
   }
