@@ -3,6 +3,7 @@
  * (protocol v2 ls-refs with a prefix: one small exchange); only when it moved does it fetch, with
  * the previous tip as "have", so the server sends just the new commits. The very first fetch of a
  * branch is shallow (depth 1); history is deepened on demand by whoever needs older commits.
+ * A push sends the objects its caller made, from memory (smart-http-push.ts).
  */
 import fs from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,8 @@ import type { CredentialsProvider } from './auth.ts';
 import { toGitAccessError } from './errors.ts';
 import { limitResponseBytes } from './http-client.ts';
 import type { ObjectStore } from './object-store.ts';
+import type { PackObject } from './pack-writer.ts';
+import { pushPack } from './smart-http-push.ts';
 import type { Transport } from './transport.ts';
 
 const REMOTE = 'origin';
@@ -118,23 +121,25 @@ export class HttpTransport implements Transport {
     });
   }
 
-  async push(store: ObjectStore, branch: string, oid: string, _expected: string | undefined): Promise<void> {
-    // The server compares against the tip it advertises, and isomorphic-git refuses a
-    // non-fast-forward before sending anything; `force` is never set.
+  async push(
+    store: ObjectStore,
+    branch: string,
+    oid: string,
+    expected: string | undefined,
+    objects: readonly PackObject[],
+  ): Promise<void> {
     await this.#wrap('push', branch, async (headers) => {
-      const ref = `refs/heads/${branch}`;
-      await store.writeRef(ref, oid);
-      await git.push({
-        fs,
+      await pushPack({
         http: this.#http,
-        gitdir: store.gitdir,
-        cache: store.cache,
         url: this.#url,
-        remote: REMOTE,
-        ref,
-        remoteRef: ref,
         headers: headers(),
+        branch,
+        expected,
+        oid,
+        objects,
       });
+      // The remote is at `oid`, whose objects `store` has: the next fetch has nothing to bring.
+      await store.writeRef(trackingRef(branch), oid);
     });
   }
 

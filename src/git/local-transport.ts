@@ -38,6 +38,7 @@ export class LocalTransport implements Transport {
     return false; // a local repository holds its whole history
   }
 
+  /** `oid`'s objects are in the repository already (`store` is its own gitdir). */
   async push(store: ObjectStore, branch: string, oid: string, expected: string | undefined): Promise<void> {
     const ref = `refs/heads/${branch}`;
     // isomorphic-git has no compare-and-swap ref update; the window between read and write is

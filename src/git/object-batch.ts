@@ -10,12 +10,17 @@
  * Encodings are git's, byte for byte what isomorphic-git writes (object-batch.test.ts compares
  * the ids). A loose object is written under a temporary name in its folder and renamed, so a
  * crash never leaves a truncated object under its final name (git gc removes tmp_obj_ files).
+ *
+ * The batch keeps every object it computed, after flush too, for the push's pack (`objects`):
+ * also those the store had already, since a replay after a failed push makes the same objects
+ * again and the remote may still lack them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { CommitInfo, ObjectStore, Signature, TreeEntry } from './object-store.ts';
+import type { PackObject, PackObjectType } from './pack-writer.ts';
 import { compareCodePoints } from './tree-parse.ts';
 
 /** Signs a commit's bytes (without the gpgsig header); returns the armored signature. */
@@ -32,8 +37,10 @@ const DEFLATE_CHUNK_BYTES = 1024;
 
 export class ObjectBatch {
   readonly #store: ObjectStore;
-  /** oid → the object, compressed as a loose object file holds it. */
-  readonly #objects = new Map<string, Uint8Array>();
+  /** oid → the object: its type, and its bytes with git's "type size\0" header in front. */
+  readonly #objects = new Map<string, { type: PackObjectType; wrapped: Buffer; headerBytes: number }>();
+  /** Objects not written by flush yet. */
+  #unwritten: string[] = [];
   /** The entries of the trees of this batch, so reading them back costs nothing. */
   readonly #trees = new Map<string, readonly TreeEntry[]>();
 
@@ -43,7 +50,15 @@ export class ObjectBatch {
 
   /** Objects waiting for flush. */
   get size(): number {
-    return this.#objects.size;
+    return this.#unwritten.length;
+  }
+
+  /** Every object of the batch, commits first (flushed or not), for a pack. */
+  objects(): PackObject[] {
+    const order: Record<PackObjectType, number> = { commit: 0, tree: 1, blob: 2 };
+    return [...this.#objects.values()]
+      .sort((a, b) => order[a.type] - order[b.type])
+      .map(({ type, wrapped, headerBytes }) => ({ type, content: wrapped.subarray(headerBytes) }));
   }
 
   /** A tree of this batch from memory, any other from the store. */
@@ -89,12 +104,13 @@ export class ObjectBatch {
 
   /** Writes every object of the batch into the store's gitdir (those it has already are kept). */
   async flush(): Promise<void> {
-    const pending = [...this.#objects];
-    this.#objects.clear();
+    const pending = this.#unwritten;
+    this.#unwritten = [];
     const folders = new Set<string>();
     const next = async (): Promise<void> => {
-      for (let item = pending.pop(); item; item = pending.pop()) {
-        const [oid, deflated] = item;
+      for (let oid = pending.pop(); oid; oid = pending.pop()) {
+        const object = this.#objects.get(oid);
+        if (object === undefined) continue;
         const folder = join(this.#store.gitdir, 'objects', oid.slice(0, 2));
         const file = join(folder, oid.slice(2));
         if (await exists(file)) continue;
@@ -103,18 +119,21 @@ export class ObjectBatch {
           folders.add(folder);
         }
         const temporary = join(folder, `tmp_obj_${randomBytes(6).toString('hex')}`);
-        await writeFile(temporary, deflated);
+        await writeFile(temporary, deflateSync(object.wrapped, { chunkSize: DEFLATE_CHUNK_BYTES }));
         await rename(temporary, file);
       }
     };
     await Promise.all(Array.from({ length: WRITE_CONCURRENCY }, next));
   }
 
-  #add(type: 'blob' | 'tree' | 'commit', content: Uint8Array): string {
-    const wrapped = Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  #add(type: PackObjectType, content: Uint8Array): string {
+    const header = Buffer.from(`${type} ${content.length}\0`);
+    const wrapped = Buffer.concat([header, content]);
     const oid = createHash('sha1').update(wrapped).digest('hex');
-    if (!this.#objects.has(oid))
-      this.#objects.set(oid, deflateSync(wrapped, { chunkSize: DEFLATE_CHUNK_BYTES }));
+    if (!this.#objects.has(oid)) {
+      this.#objects.set(oid, { type, wrapped, headerBytes: header.length });
+      this.#unwritten.push(oid);
+    }
     return oid;
   }
 }

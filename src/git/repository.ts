@@ -17,6 +17,7 @@ import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import { LocalTransport } from './local-transport.ts';
 import { describeLocation, parseRepositoryLocation, type RepositoryLocation } from './location.ts';
 import { ObjectStore } from './object-store.ts';
+import type { PackObject } from './pack-writer.ts';
 import type { Transport } from './transport.ts';
 
 export interface RepositoryOptions {
@@ -49,8 +50,16 @@ export interface GitSession {
   fetch(branch: string): Promise<string | undefined>;
   /** Fetches `commits` more ancestors of `branch`; false when there is no more history to get. */
   deepen(branch: string, commits: number): Promise<boolean>;
-  /** Moves the remote `branch` from `expected` to `oid` (fast-forward only; never forced). */
-  push(branch: string, oid: string, expected: string | undefined): Promise<void>;
+  /**
+   * Moves the remote `branch` from `expected` to `oid` (never forced), sending `objects`: every
+   * object reachable from `oid` and not from `expected`.
+   */
+  push(
+    branch: string,
+    oid: string,
+    expected: string | undefined,
+    objects: readonly PackObject[],
+  ): Promise<void>;
 }
 
 const DEFAULT_MAX_PACKS = 50;
@@ -147,7 +156,7 @@ export class GitRepository {
       store,
       fetch: (branch) => transport.fetch(store, branch),
       deepen: (branch, commits) => transport.deepen(store, branch, commits),
-      push: (branch, oid, expected) => transport.push(store, branch, oid, expected),
+      push: (branch, oid, expected, objects) => transport.push(store, branch, oid, expected, objects),
     };
   }
 

@@ -8,13 +8,24 @@
 
 import { type CommitSigner, ObjectBatch } from '../git/object-batch.ts';
 import type { ObjectStore, Signature } from '../git/object-store.ts';
+import type { PackObject } from '../git/pack-writer.ts';
 import { writeFiles } from '../git/tree-writer.ts';
 import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
 import type { ResultRecord } from './result-record.ts';
 
+export interface CommittedRecords {
+  /** The new tip: `base` itself when every record was already there. */
+  tip: string | undefined;
+  /**
+   * Every object the new commits brought (all of them, whether the store had them or not): with
+   * `base`, which the remote has, everything a push of `tip` must send.
+   */
+  objects: PackObject[];
+}
+
 /**
- * Returns the new tip (`base` itself when every record was already there). With `sign`, every
- * commit made is signed: replayed onto a new tip, the commits are new and signed anew.
+ * Commits `records` on `base`, written into `store`. With `sign`, every commit made is signed:
+ * replayed onto a new tip, the commits are new and signed anew.
  */
 export async function commitRecords(
   store: ObjectStore,
@@ -23,7 +34,7 @@ export async function commitRecords(
   signature: Signature,
   landed: ReadonlySet<string> = new Set(),
   sign?: CommitSigner,
-): Promise<string | undefined> {
+): Promise<CommittedRecords> {
   let tip = base;
   let tree: string | undefined;
   let lastMessage: string | undefined;
@@ -58,7 +69,7 @@ export async function commitRecords(
     lastMessage = record.message;
   }
   await batch.flush();
-  return tip;
+  return { tip, objects: batch.objects() };
 }
 
 function sameMessage(a: string, b: string): boolean {

@@ -155,8 +155,8 @@ export class ResultsWriter {
 
   /**
    * Pushes `entries` at most PUSH_RECORDS at a time. A push holds its commits' objects in memory
-   * while isomorphic-git packs them; one of 400 results (2,000 objects) was the peak of a poll
-   * that brought 400 directories.
+   * with their pack; with isomorphic-git's push (which read them back and packed them again),
+   * one of 400 results (2,000 objects) was the peak of a poll that brought 400 directories.
    */
   async #pushInParts(entries: readonly SpoolEntry[]): Promise<FlushReport> {
     let total: FlushReport = { records: 0, tip: undefined, replays: 0 };
@@ -215,9 +215,16 @@ export class ResultsWriter {
         );
       }
       const sign = await this.#signer();
-      const tip = await commitRecords(session.store, base, records, this.#signature(), landed, sign);
+      const { tip, objects } = await commitRecords(
+        session.store,
+        base,
+        records,
+        this.#signature(),
+        landed,
+        sign,
+      );
       try {
-        if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base);
+        if (tip !== undefined && tip !== base) await session.push(this.branch, tip, base, objects);
         return { records: records.length, tip, replays: attempt };
       } catch (error) {
         const rejected = error instanceof GitAccessError && error.kind === 'rejected';

@@ -1061,7 +1061,7 @@ it('operations.md "Signed results": the key, its Secret and the published line; 
       id: `r-${i}`,
     }));
     const sign = commitSigner(parseSshPrivateKey(privateKey));
-    const tip = await commitRecords(new ObjectStore(origin), undefined, records, who, new Set(), sign);
+    const { tip } = await commitRecords(new ObjectStore(origin), undefined, records, who, new Set(), sign);
     await git(origin, 'update-ref', 'refs/heads/janus/results', tip ?? '');
     const repo = join(dir, 'repo');
     await git(dir, 'clone', '--quiet', origin, repo);

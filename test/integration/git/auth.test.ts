@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsProvider, GitAccessError, GitRepository } from '../../../src/git/index.ts';
+import { ObjectBatch } from '../../../src/git/object-batch.ts';
 import { type GitServer, pushCommit, startGitServer } from '../../support/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
@@ -134,14 +135,16 @@ describe('basic auth', () => {
         timestamp: 1_700_000_000,
         timezoneOffset: 0,
       };
-      const oid = await session.store.writeCommit({
+      const batch = new ObjectBatch(session.store);
+      const oid = await batch.writeCommit({
         tree,
         parents: [base as string],
         message: 'empty\n',
         author: signature,
         committer: signature,
       });
-      await session.push('main', oid, base);
+      await batch.flush();
+      await session.push('main', oid, base, batch.objects());
       return oid;
     });
     expect(

@@ -118,7 +118,7 @@ describe('a local repository path', () => {
           committer: signature,
         });
         await commitFiles(work, { 'y.txt': 'someone else' }, 'someone else');
-        await session.push('main', oid, base);
+        await session.push('main', oid, base, []); // a local repository has the objects already
       })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: 'rejected', ref: 'main' });

@@ -47,7 +47,7 @@ describe('results commits signed with an SSH key', () => {
     it(`are accepted by git verify-commit (${type})`, async () => {
       const key = makeKey(type, 'janus');
       const { store, git } = bareRepository();
-      const tip = await commitRecords(store, undefined, RECORDS, WHO, new Set(), signer(key));
+      const tip = (await commitRecords(store, undefined, RECORDS, WHO, new Set(), signer(key))).tip;
       const commits = git('rev-list', tip ?? '').split('\n');
       expect(commits).toHaveLength(3);
       const allowed = allowedSignersFile(key);
@@ -79,9 +79,9 @@ describe('results commits signed with an SSH key', () => {
   it('without a key, are the commits they always were (same ids)', async () => {
     const key = makeKey('ed25519');
     const { store } = bareRepository();
-    const unsigned = await commitRecords(store, undefined, RECORDS, WHO);
-    const again = await commitRecords(store, undefined, RECORDS, WHO, new Set(), undefined);
-    const signed = await commitRecords(store, undefined, RECORDS, WHO, new Set(), signer(key));
+    const unsigned = (await commitRecords(store, undefined, RECORDS, WHO)).tip;
+    const again = (await commitRecords(store, undefined, RECORDS, WHO, new Set(), undefined)).tip;
+    const signed = (await commitRecords(store, undefined, RECORDS, WHO, new Set(), signer(key))).tip;
     expect(again).toBe(unsigned);
     expect(signed).not.toBe(unsigned);
     // The signed commit without its gpgsig header is the unsigned one.
@@ -93,9 +93,10 @@ describe('results commits signed with an SSH key', () => {
   it('replayed onto a tip someone else moved, are new commits, signed again', async () => {
     const key = makeKey('ed25519');
     const { store, git } = bareRepository();
-    const before = await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(key));
-    const theirs = await commitRecords(store, before, RECORDS.slice(1, 2), { ...WHO, name: 'Other' });
-    const replayed = await commitRecords(store, theirs, RECORDS.slice(2), WHO, new Set(), signer(key));
+    const before = (await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(key)))
+      .tip;
+    const theirs = (await commitRecords(store, before, RECORDS.slice(1, 2), { ...WHO, name: 'Other' })).tip;
+    const replayed = (await commitRecords(store, theirs, RECORDS.slice(2), WHO, new Set(), signer(key))).tip;
     expect(git('rev-parse', `${replayed}^`)).toBe(theirs);
     const allowed = parseAllowedSigners(`${signerLine('janus@tx.janus.io', key)}\n`);
     expect(await verifyRecord(store, replayed ?? '', allowed, Date.now())).toEqual({
@@ -114,9 +115,11 @@ describe('verifyRecord (janus history --verify)', () => {
     const mark = async (oid: string | undefined) =>
       (await verifyRecord(store, oid ?? '', allowed, Date.now())).status;
 
-    const signed = await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(janus));
-    const unsigned = await commitRecords(store, signed, RECORDS.slice(1, 2), WHO);
-    const foreign = await commitRecords(store, unsigned, RECORDS.slice(2), WHO, new Set(), signer(other));
+    const signed = (await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(janus)))
+      .tip;
+    const unsigned = (await commitRecords(store, signed, RECORDS.slice(1, 2), WHO)).tip;
+    const foreign = (await commitRecords(store, unsigned, RECORDS.slice(2), WHO, new Set(), signer(other)))
+      .tip;
     // Janus's signature copied onto a record it never wrote: its message changed.
     const raw = git('cat-file', 'commit', signed ?? '');
     const forged = execFileSync(
