@@ -31,9 +31,11 @@
  * manifests; poll-once.ts, CPU time of the polling process, 2026-11-26): V8's defaults 13.1 s
  * (peak 329 MiB); --max-semi-space-size=4 alone 12.3 s (226 MiB); with --no-turbofan 13.9 s
  * (231 MiB); with --no-maglev --no-turbofan too 23.7 s (204 MiB); with --optimize-for-size 22.6 s
- * (206 MiB); all five 34.4 s (194 MiB). A big merge would wait 22 s more of CPU, and every other
- * tenant's reconciles with it (one event loop), to save 31 MiB at rest: `janus run` keeps only
- * the semi-space flag. --no-turbofan (Maglev kept) saves nothing measurable at rest (101 against
+ * (206 MiB); all five 34.4 s (194 MiB). Since packed objects are read from the pack and results
+ * pushed from memory (npm run bench -- cli, medians of 5, quiet machine): the semi-space flag
+ * alone 5.8 s (peak 174 MiB), all five 14.6 s (143 MiB). A big merge would wait 9 s more of CPU,
+ * and every other tenant's reconciles with it (one event loop), to save 31 MiB at rest and 31 MiB
+ * of peak: `janus run` keeps only the semi-space flag. --no-turbofan (Maglev kept) saves nothing measurable at rest (101 against
  * 98 MiB) and is not kept either.
  *
  * One-shot commands (validate, plan, status, history, demo …) run with V8's defaults: they are
