@@ -6,7 +6,7 @@
  * Also: helpers that drive the native git CLI from a scratch work tree, to play "a user merges a
  * pull request" or "someone else pushed".
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -85,6 +85,16 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout.trim();
+}
+
+/** `git` for tests that build repositories synchronously (unit tests of pack and object reading). */
+export function gitSync(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: { ...process.env, ...GIT_ENV },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  }).trim();
 }
 
 /** A new local repository on branch main with one commit holding a README: a repository janus run can watch. */

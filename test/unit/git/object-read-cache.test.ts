@@ -4,7 +4,6 @@
  * object stored both loose and packed reads the same as either copy alone; a pack added during
  * the operation (a fetch) is found.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,21 +11,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ObjectReadCache } from '../../../src/git/object-read-cache.ts';
 import { readObjectSize, readObjectStart } from '../../../src/git/object-size.ts';
 import { ObjectStore } from '../../../src/git/object-store.ts';
+import { gitSync } from '../../support/git-server.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'janus-object-read-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: scratch,
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@x',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@x',
-};
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, env: ENV, encoding: 'utf8' }).trim();
+const git = gitSync;
 
 /** Commits whose files delta against each other, all objects loose. */
 function repository(name: string, versions = 4): string {

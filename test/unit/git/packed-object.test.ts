@@ -4,7 +4,6 @@
  * isomorphic-git reads it; a size limit is answered from the headers; what is not packed is
  * left to the caller.
  */
-import { execFileSync } from 'node:child_process';
 import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,21 +13,12 @@ import { ObjectReadCache } from '../../../src/git/object-read-cache.ts';
 import { ObjectStore } from '../../../src/git/object-store.ts';
 import { PackedObjects } from '../../../src/git/packed-object.ts';
 import { parseTree } from '../../../src/git/tree-parse.ts';
+import { gitSync } from '../../support/git-server.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'janus-packed-object-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: scratch,
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@x',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@x',
-};
-const run = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd: dir, env: ENV, encoding: 'utf8' }).trim();
+const run = gitSync;
 
 /** Files edited over many commits, so `git repack` stores most versions as deltas. */
 function repository(name: string, config: string[]): string {
