@@ -7,11 +7,12 @@
  * a force-push, a lost cursor). Only a directory that was rejected, or never seen, is applied.
  */
 import { isPhase, leavesWork, verdictIn } from '../api/requests.ts';
+import type { Transaction } from '../api/v1alpha1/index.ts';
 import type { DirectoryChangeKind } from '../git/changes.ts';
 import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { RecordedOutcome } from '../results/results-reader.ts';
 import { ROLLBACK_FILE } from './file-names.ts';
-import type { ParseResult } from './parse-directory.ts';
+import type { ParseResult, RollbackRequest } from './parse-directory.ts';
 import type { DirectorySignatures } from './signature-gate.ts';
 
 /** The result-file phase of a directory recorded without being applied (first run). */
@@ -25,8 +26,8 @@ export interface DirectoryFacts {
   kind: DirectoryChangeKind;
   /** The commit (40 hex) in which Git shows this change. */
   commit: string;
-  /** The directory as of `commit`; undefined when it was removed. */
-  parsed: ParseResult | undefined;
+  /** The directory as of `commit`; undefined when it was removed. Deciding needs only its metadata. */
+  parsed: ParseResult<Pick<Transaction, 'metadata'>> | undefined;
   /**
    * The namespace its outcome is recorded under: from the previous version of transaction.yaml
    * for an edited directory (an edit cannot move a transaction), else from the current one.
@@ -106,7 +107,7 @@ export function decideDirectory(
 function rollbackAction(
   facts: DirectoryFacts,
   recorded: RecordedOutcome,
-  rollback: NonNullable<ParseResult['rollback']>,
+  rollback: RollbackRequest,
 ): DirectoryAction {
   const parsed = facts.parsed;
   if (!parsed?.ok || parsed.transaction.metadata.namespace !== facts.namespace)
@@ -117,7 +118,7 @@ function rollbackAction(
 }
 
 function decideUnapplied(
-  parsed: ParseResult,
+  parsed: NonNullable<DirectoryFacts['parsed']>,
   signatures: DirectorySignatures | undefined,
 ): DirectoryAction[] {
   if (!parsed.ok || signatures?.ok === false) return [{ do: 'reject' }];

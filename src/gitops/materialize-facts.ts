@@ -11,15 +11,18 @@ import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader
 import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { type DirectoryReader, joinPath } from './directory-reader.ts';
 import { ROLLBACK_FILE, TRANSACTION_FILE } from './file-names.ts';
+import { type HeldTransaction, holdParsed } from './held-transaction.ts';
 import { type DirectoryFacts, PHASE_BASELINE } from './materialize-decision.ts';
 import { dnsLabelProblem } from './names.ts';
 import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
-import { parseTransactionDirectory } from './parse-directory.ts';
+import { type ParseResult, parseTransactionDirectory } from './parse-directory.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget, PollMeter } from './poll-budget.ts';
 import type { PollSignatures, SignatureGate } from './signature-gate.ts';
 import { TreeCache } from './tree-cache.ts';
 
 export interface GatheredFacts extends DirectoryFacts {
+  /** Held until acted on: the poll holds every directory of its commits at once. */
+  parsed: ParseResult<HeldTransaction> | undefined;
   /** What the results branch recorded when the poll started. */
   recorded: RecordedOutcome | undefined;
 }
@@ -94,7 +97,7 @@ export async function gatherFacts(
         name: change.name,
         kind: change.kind,
         commit: commit.oid,
-        parsed,
+        parsed: holdParsed(parsed),
         namespace,
         changedFiles: files.changed,
         rollbackAdded: files.rollbackAdded,

@@ -20,6 +20,7 @@ import type { ResultRecord } from '../results/result-record.ts';
 import { type RecordedOutcome, readResultsSnapshot } from '../results/results-reader.ts';
 import type { FlushReport } from '../results/writer.ts';
 import type { TransactionApi } from './cluster-transactions.ts';
+import { releaseTransaction } from './held-transaction.ts';
 import { type DirectoryAction, decideDirectory, outcomeAfter } from './materialize-decision.ts';
 import { type GatheredFacts, gatherFacts, listDirectories } from './materialize-facts.ts';
 import {
@@ -305,7 +306,7 @@ export class Materializer {
     if (!fact.parsed?.ok) return 'done';
     const stampKey = this.#cursor?.stampKey ?? '';
     const created = await this.#o.cluster.create(
-      withStamp(withSequence(fact.parsed.transaction, sequence), stampKey),
+      withStamp(withSequence(releaseTransaction(fact.parsed.transaction), sequence), stampKey),
       stampKey,
     );
     if (created.kind === 'refused') {

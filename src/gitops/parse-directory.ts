@@ -41,8 +41,12 @@ interface ParsedCommon {
   rollback?: RollbackRequest;
 }
 
-export type ParseResult =
-  | (ParsedCommon & { ok: true; transaction: Transaction })
+/**
+ * A parsed directory. `T` is the form its Transaction is kept in: whole, or held for later
+ * (held-transaction.ts); what decides on a directory needs only its metadata.
+ */
+export type ParseResult<T extends Pick<Transaction, 'metadata'> = Transaction> =
+  | (ParsedCommon & { ok: true; transaction: T })
   | (ParsedCommon & { ok: false; diagnostics: Diagnostic[] });
 
 /** Reads and parses the directory at `path` (repository-relative) through `reader`. */

@@ -23,9 +23,11 @@ export interface PollBudget {
 }
 
 /**
- * 1,000 directories, 16 MiB of their files. Parsed and held until the poll has acted on them,
- * a byte of YAML takes from 1 byte of heap (long values) to ~6.5 (1 MiB of `key: v` lines), so
- * a poll holds at most ~100 MB (docs/git.md, Limits), besides the parse of the file at hand.
+ * 1,000 directories, 16 MiB of their files. Parsed and held until the poll has acted on them, as
+ * JSON text (held-transaction.ts), a byte of YAML takes about a byte of heap (0.6-1.1 measured:
+ * short lists, `key: v` lines, long values; at most ~4 for text that is all escapes in a two-byte
+ * string), so a poll holds ~16 MB, at most ~64 MB (docs/git.md, Limits), besides the parse of
+ * the file at hand.
  */
 export const DEFAULT_POLL_BUDGET: PollBudget = { maxDirectories: 1000, maxBytes: 16 * MiB };
 

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { holdParsed, holdTransaction, releaseTransaction } from '../../../src/gitops/held-transaction.ts';
+import {
+  memoryReader,
+  type ParseOptions,
+  parseTransactionDirectory,
+  repositoryPolicy,
+} from '../../../src/gitops/index.ts';
+
+const DIR = 'transactions/deploy-v2';
+const OPTIONS: ParseOptions = {
+  policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deploy-sa' }),
+};
+
+async function parse(files: Record<string, string>) {
+  const prefixed = Object.fromEntries(Object.entries(files).map(([name, text]) => [`${DIR}/${name}`, text]));
+  return parseTransactionDirectory(memoryReader(prefixed), DIR, OPTIONS);
+}
+
+const TRANSACTION_FILE = `apiVersion: tx.janus.io/v1alpha1
+kind: Transaction
+metadata:
+  name: deploy-v2
+  labels: {team: web}
+spec:
+  serviceAccountName: deploy-sa
+`;
+
+// What YAML can say that JSON spells differently or not at all: the API server receives JSON, so
+// a held Transaction must come back as the request body the parsed one would have made.
+const CONFIG_MAP = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, annotations: {note: "ünïcødé ✓ 🚀"}}
+data:
+  empty: ""
+  multiline: |
+    line one
+    line two
+binaryData:
+  blob: aGVsbG8=
+`;
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  paused: false
+  progressDeadlineSeconds: 600
+  template:
+    spec:
+      containers: [{name: web, image: "web:1.2", args: ["--rate", "0.5"], resources: {limits: {cpu: 1.5}}}]
+      nodeSelector: null
+`;
+
+describe('a Transaction held while a poll waits to create it', () => {
+  it('comes back as the request body the parsed one makes, metadata readable meanwhile', async () => {
+    const parsed = await parse({
+      'transaction.yaml': TRANSACTION_FILE,
+      '10-settings.create.yaml': CONFIG_MAP,
+      '20-web.patch.yaml': DEPLOYMENT,
+    });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const held = holdParsed(parsed);
+    expect(held.ok).toBe(true);
+    if (!held.ok) return;
+    expect(held.transaction.metadata).toEqual(parsed.transaction.metadata);
+    expect(held.transaction).not.toHaveProperty('spec');
+    const released = releaseTransaction(held.transaction);
+    expect(JSON.stringify(released)).toBe(JSON.stringify(parsed.transaction));
+    expect(released.spec.changes).toHaveLength(2);
+  });
+
+  it('holds the spec as text, not as the parsed objects', async () => {
+    const parsed = await parse({
+      'transaction.yaml': TRANSACTION_FILE,
+      '10-settings.create.yaml': CONFIG_MAP,
+    });
+    if (!parsed.ok) throw new Error('expected a valid directory');
+    const held = holdTransaction(parsed.transaction);
+    expect(typeof held.specJson).toBe('string');
+    expect(JSON.parse(held.specJson)).toEqual(JSON.parse(JSON.stringify(parsed.transaction.spec)));
+  });
+
+  it('leaves a directory that did not parse as it is', async () => {
+    const parsed = await parse({ 'transaction.yaml': 'kind: [' });
+    expect(parsed.ok).toBe(false);
+    expect(holdParsed(parsed)).toBe(parsed);
+  });
+});
