@@ -12,7 +12,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTROLLER_NODE_FLAGS, nodeFlagsFor } from '../../src/cli/node-flags.ts';
+import { CONTROLLER_NODE_FLAGS, environmentFor, nodeFlagsFor } from '../../src/cli/node-flags.ts';
 import { git, startGitServer } from '../support/git-server.ts';
 import { REPO_ROOT } from '../support/manifests.ts';
 import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
@@ -167,9 +167,9 @@ async function pollOfOneCommit(
   const server = await startGitServer();
   try {
     const result: Record<string, Figure> = {};
-    for (const [label, flags] of [
-      ["janus run's flags", nodeFlagsFor('run')],
-      ["janus controller's flags (janus run's until issue 26)", CONTROLLER_NODE_FLAGS],
+    for (const [label, flags, env] of [
+      ["janus run's flags", nodeFlagsFor('run'), environmentFor('run')],
+      ["janus controller's flags (janus run's until issue 26)", CONTROLLER_NODE_FLAGS, {}],
     ] as const) {
       const samples: PollSample[] = [];
       const peaks: number[] = [];
@@ -183,7 +183,7 @@ async function pollOfOneCommit(
         const child = fork(
           new URL('./git-poll-worker.ts', import.meta.url).pathname,
           [server.url(name), join(scratch, `${name}-cache`), join(scratch, `${name}-cursor.json`)],
-          { stdio: 'inherit', execArgv: [...flags] },
+          { stdio: 'inherit', execArgv: [...flags], env: { ...process.env, ...env } },
         );
         await new Promise((resolve) => child.once('message', resolve));
         await message<PollSample>(child, { poll: 'first' }); // the cursor, on an empty repository

@@ -15,7 +15,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFlagsFor } from '../../src/cli/node-flags.ts';
+import { environmentFor, nodeFlagsFor } from '../../src/cli/node-flags.ts';
 import { configMapYaml, directory } from '../integration/gitops/harness.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../support/git-server.ts';
 import type { PollSample, WorkerMessage } from './git-poll-worker.ts';
@@ -95,7 +95,12 @@ async function inWorker<T>(
   const child = fork(
     new URL('./git-poll-worker.ts', import.meta.url).pathname,
     [setup.url, setup.cacheDir, setup.cursorFile],
-    { stdio: 'inherit', execArgv: [...nodeFlagsFor('run')] }, // the flags janus run starts with
+    // the flags and environment janus run starts with
+    {
+      stdio: 'inherit',
+      execArgv: [...nodeFlagsFor('run')],
+      env: { ...process.env, ...environmentFor('run') },
+    },
   );
   await new Promise((resolve) => child.once('message', resolve)); // { ready: true }
   const result = await use(child);

@@ -12,6 +12,7 @@
  * The Git side's heaviest path (the poll of a 400-directory commit) is weighed by poll-once.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RUN_ENVIRONMENT, RUN_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { type ControllerProcess, startController } from '../support/controller-process.ts';
 import { cmTarget, configMap, transaction, txnRef } from '../support/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
@@ -22,19 +23,34 @@ import { type Figure, figure } from './stats.ts';
 
 const SEMI_SPACE = '--max-semi-space-size=4';
 
-/** The sets weighed: V8's defaults, then one step at a time towards the flags shipped until now. */
-export const FLAG_SETS: Readonly<Record<string, readonly string[]>> = {
-  "V8's defaults": [],
-  [SEMI_SPACE]: [SEMI_SPACE],
-  [`${SEMI_SPACE} --no-turbofan`]: [SEMI_SPACE, '--no-turbofan'],
-  'the five flags shipped until issue 26': [
-    SEMI_SPACE,
-    '--optimize-for-size',
-    '--no-sparkplug',
-    '--no-maglev',
-    '--no-turbofan',
-  ],
+/** Node flags, and the environment a set adds (glibc's malloc reads it at start). */
+export interface FlagSet {
+  flags: readonly string[];
+  env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The sets weighed: V8's defaults, then one step at a time towards the flags shipped until issue
+ * 26, then janus run's (which runs this controller too). JANUS_BENCH_FLAG_SETS="a|b" weighs only
+ * the sets so named.
+ */
+export const FLAG_SETS: Readonly<Record<string, FlagSet>> = {
+  "V8's defaults": { flags: [] },
+  [SEMI_SPACE]: { flags: [SEMI_SPACE] },
+  [`${SEMI_SPACE} --no-turbofan`]: { flags: [SEMI_SPACE, '--no-turbofan'] },
+  'the five flags shipped until issue 26': {
+    flags: [SEMI_SPACE, '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'],
+  },
+  "janus run's flags and environment": { flags: RUN_NODE_FLAGS, env: RUN_ENVIRONMENT },
 };
+
+function selectedSets(): [string, FlagSet][] {
+  const named = process.env.JANUS_BENCH_FLAG_SETS?.split('|');
+  const sets = Object.entries(FLAG_SETS).filter(([name]) => !named || named.includes(name));
+  if (sets.length === 0)
+    throw new Error(`JANUS_BENCH_FLAG_SETS names none of: ${Object.keys(FLAG_SETS).join(' | ')}`);
+  return sets;
+}
 
 const BIG = 256;
 const FINISHED = 10_000;
@@ -53,13 +69,14 @@ interface Sample {
 async function withController<T>(
   b: Bench,
   namespace: string,
-  nodeFlags: readonly string[],
+  set: FlagSet,
   body: (c: ControllerProcess, pid: number) => Promise<T>,
 ): Promise<T> {
   const controller = await startController({
     kubeconfig: b.proxied.controller,
     namespace,
-    nodeFlags,
+    nodeFlags: set.flags,
+    ...(set.env && { env: { ...set.env } }),
     logLevel: 'info',
     extraArgs: ['--no-leader-elect', '--concurrency=16'],
   });
@@ -77,7 +94,7 @@ async function committed(b: Bench, ns: string, name: string): Promise<boolean> {
 }
 
 /** One transaction of 256 Patch changes on ConfigMaps: created → Committed, and the CPU it took. */
-async function bigTransaction(b: Bench, flags: readonly string[]): Promise<{ ms: number; cpuS: number }> {
+async function bigTransaction(b: Bench, flags: FlagSet): Promise<{ ms: number; cpuS: number }> {
   const ns = await b.namespace('flags-big');
   await Promise.all(
     Array.from({ length: BIG }, (_, i) => b.admin.create(configMap(ns, `c${i}`, { v: 'old' }))),
@@ -103,7 +120,7 @@ async function bigTransaction(b: Bench, flags: readonly string[]): Promise<{ ms:
 }
 
 /** A controller started over `ns`'s 10,000 finished Transactions: until ready, then 5 s later. */
-async function restart(b: Bench, ns: string, flags: readonly string[]) {
+async function restart(b: Bench, ns: string, flags: FlagSet) {
   const started = performance.now();
   return withController(b, ns, flags, async (controller, pid) => {
     const url = await controller.opsUrl();
@@ -120,7 +137,7 @@ async function restart(b: Bench, ns: string, flags: readonly string[]) {
   });
 }
 
-async function sample(b: Bench, finishedNs: string, flags: readonly string[]): Promise<Sample> {
+async function sample(b: Bench, finishedNs: string, flags: FlagSet): Promise<Sample> {
   const ns = await b.namespace('flags-sbs');
   const sideBySide = await withController(b, ns, flags, (_, pid) => janusWorkload(b.admin, ns, pid));
   const big = await bigTransaction(b, flags);
@@ -140,9 +157,10 @@ async function sample(b: Bench, finishedNs: string, flags: readonly string[]): P
 export async function nodeFlagsTrade(b: Bench, runs: number): Promise<Record<string, Figure>> {
   const finishedNs = await b.namespace('flags-finished');
   await seedFinishedTransactions(b, finishedNs, FINISHED);
-  const samples = new Map<string, Sample[]>(Object.keys(FLAG_SETS).map((name) => [name, []]));
+  const sets = selectedSets();
+  const samples = new Map<string, Sample[]>(sets.map(([name]) => [name, []]));
   for (let run = 0; run < runs; run++)
-    for (const [name, flags] of Object.entries(FLAG_SETS)) {
+    for (const [name, flags] of sets) {
       const s = await sample(b, finishedNs, flags);
       samples.get(name)?.push(s);
       console.error(`flags: run ${run + 1}, ${name}: ${JSON.stringify(s)}`);

@@ -23,7 +23,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROLLER_NODE_FLAGS } from '../../../src/cli/node-flags.ts';
+import { CONTROLLER_NODE_FLAGS, RUN_ENVIRONMENT, RUN_NODE_FLAGS } from '../../../src/cli/node-flags.ts';
 import { buildDist, SHIPPED_MAIN } from '../../support/build.ts';
 import { eventually } from '../../support/eventually.ts';
 import { REPO_ROOT } from '../../support/manifests.ts';
@@ -283,7 +283,7 @@ describe('the container image', () => {
     expect(direct.stdout.trim(), direct.stderr).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('runs long-running commands with the memory flags and one-shot commands without them', async () => {
+  it('runs long-running commands with their memory settings and one-shot commands without them', async () => {
     // An API server that accepts connections and never answers: each command stays in flight
     // long enough to read the flags its process really runs with, from /proc.
     const silent = createServer(() => {});
@@ -308,9 +308,11 @@ describe('the container image', () => {
           expect((await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0')).toContain(args[0]);
           expect(silentConnections).toBeGreaterThan(seen);
         });
-        return (await readFile(`/proc/${child.pid}/cmdline`, 'utf8'))
+        const flags = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8'))
           .split('\0')
           .filter((a) => a.startsWith('--'));
+        const environment = (await readFile(`/proc/${child.pid}/environ`, 'utf8')).split('\0');
+        return { flags, environment };
       } finally {
         seen = silentConnections;
         child.kill('SIGKILL');
@@ -320,11 +322,19 @@ describe('the container image', () => {
     let seen = 0;
     silent.on('connection', () => silentConnections++);
     try {
-      expect(await flagsOf(['controller', '--no-leader-elect'])).toEqual(
+      expect((await flagsOf(['controller', '--no-leader-elect'])).flags).toEqual(
         expect.arrayContaining([...CONTROLLER_NODE_FLAGS]),
       );
+      // janus run: its own flags, and glibc's malloc setting in its environment.
+      const repo = join(home, 'repo');
+      expect(spawnSync('git', ['init', '--quiet', repo]).status).toBe(0);
+      const run = await flagsOf(['run', '--repo', repo, '--no-leader-elect']);
+      expect(run.flags).toEqual(expect.arrayContaining([...RUN_NODE_FLAGS]));
+      for (const [name, value] of Object.entries(RUN_ENVIRONMENT))
+        expect(run.environment).toContain(`${name}=${value}`);
       const oneShot = await flagsOf(['status', '--all-namespaces']);
-      for (const flag of CONTROLLER_NODE_FLAGS) expect(oneShot).not.toContain(flag);
+      for (const flag of CONTROLLER_NODE_FLAGS) expect(oneShot.flags).not.toContain(flag);
+      expect(oneShot.environment.filter((v) => v.startsWith('MALLOC_'))).toEqual([]);
     } finally {
       silent.close();
       await rm(home, { recursive: true, force: true });

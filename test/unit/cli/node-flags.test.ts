@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   CONTROLLER_NODE_FLAGS,
+  environmentFor,
   LONG_RUNNING_COMMANDS,
+  missingEnvironment,
   missingNodeFlags,
   nodeFlagsFor,
+  RUN_ENVIRONMENT,
   RUN_NODE_FLAGS,
 } from '../../../src/cli/node-flags.ts';
 import { COMMANDS } from '../../../src/cli/registry.ts';
@@ -34,5 +37,16 @@ describe('Node flags per kind of process', () => {
     expect(missingNodeFlags('controller', ['--optimize-for-size'])).not.toContain('--optimize-for-size');
     expect(missingNodeFlags('run', [...RUN_NODE_FLAGS])).toEqual([]);
     expect(missingNodeFlags('validate', ['--inspect'])).toEqual([]);
+  });
+
+  it("gives janus run glibc's malloc setting, leaves a user's own and asks again only when it lacks one", () => {
+    expect(environmentFor('run')).toEqual({ MALLOC_MMAP_THRESHOLD_: '32768' });
+    for (const name of ['controller', 'validate', 'plan', 'demo', undefined])
+      expect(environmentFor(name)).toEqual({});
+    expect(missingEnvironment('run', {})).toEqual(RUN_ENVIRONMENT);
+    expect(missingEnvironment('run', { ...RUN_ENVIRONMENT })).toEqual({});
+    expect(missingEnvironment('run', { MALLOC_MMAP_THRESHOLD_: '131072' })).toEqual({});
+    expect(missingEnvironment('run', { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536' })).toEqual({});
+    expect(missingEnvironment('controller', {})).toEqual({});
   });
 });
