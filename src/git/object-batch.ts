@@ -18,7 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { deflateObject } from './deflate.ts';
 import type { CommitInfo, ObjectStore, Signature, TreeEntry } from './object-store.ts';
 import type { PackObject, PackObjectType } from './pack-writer.ts';
 import { compareCodePoints } from './tree-parse.ts';
@@ -28,12 +28,6 @@ export type CommitSigner = (payload: Buffer) => string;
 
 /** Loose object files written at once by flush. */
 const WRITE_CONCURRENCY = 8;
-/**
- * deflateSync's output buffer: its default, 16 KiB, is allocated per call and kept alive by the
- * result (a slice of it) until collected; for 2,000 objects of ~1 KiB that is 30 MiB of resident
- * memory that the heap's size never asks V8 to collect. 1 KiB holds most results' objects whole.
- */
-const DEFLATE_CHUNK_BYTES = 1024;
 
 export class ObjectBatch {
   readonly #store: ObjectStore;
@@ -119,7 +113,7 @@ export class ObjectBatch {
           folders.add(folder);
         }
         const temporary = join(folder, `tmp_obj_${randomBytes(6).toString('hex')}`);
-        await writeFile(temporary, deflateSync(object.wrapped, { chunkSize: DEFLATE_CHUNK_BYTES }));
+        await writeFile(temporary, deflateObject(object.wrapped));
         await rename(temporary, file);
       }
     };

@@ -6,7 +6,7 @@
  * needs nothing from the receiver to be read.
  */
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflateObject } from './deflate.ts';
 
 export type PackObjectType = 'commit' | 'tree' | 'blob';
 
@@ -17,8 +17,6 @@ export interface PackObject {
 }
 
 const TYPE_CODES: Readonly<Record<PackObjectType, number>> = { commit: 1, tree: 2, blob: 3 };
-/** deflateSync's output buffer per object: most of a push's objects fit whole (see object-batch.ts). */
-const DEFLATE_CHUNK_BYTES = 1024;
 
 /** The pack as chunks, in order (their concatenation is the pack). */
 export function writePack(objects: readonly PackObject[]): Buffer[] {
@@ -35,7 +33,7 @@ export function writePack(objects: readonly PackObject[]): Buffer[] {
   add(head);
   for (const object of objects) {
     add(entryHeader(TYPE_CODES[object.type], object.content.length));
-    add(deflateSync(object.content, { chunkSize: DEFLATE_CHUNK_BYTES }));
+    add(deflateObject(object.content));
   }
   chunks.push(hash.digest());
   return chunks;
