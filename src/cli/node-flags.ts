@@ -51,8 +51,10 @@
  * - MALLOC_MMAP_THRESHOLD_=32768 (environment, RUN_ENVIRONMENT): allocations of 32 KiB and more
  *   get pages of their own, returned to the system when freed, instead of glibc's default of
  *   raising that threshold to the largest block freed so far (up to 32 MiB). Without it the
- *   growing flag alone left the peak at 152-163 MiB. The controller alone gains nothing from it
- *   (64.4 MiB after the side-by-side workload, as without), so only `janus run` sets it. A
+ *   growing flag alone left the peak at 152-163 MiB. With run's flags it also saves ~5 MiB at
+ *   rest (90 against 95 MiB after the side-by-side workload, CPU within the spread on every
+ *   controller path, 3 alternated runs); the controller with its five flags gains nothing from
+ *   it (64.4 MiB either way), so only `janus run` sets it. A
  *   setting of the user's own (or any GLIBC_TUNABLES) is left as it is; musl ignores it.
  * On the controller's paths (npm run bench -- flags, medians of 3 alternated runs, 2026-11-26),
  * these two against the semi-space flag alone: resident 30 s after the side-by-side workload 90

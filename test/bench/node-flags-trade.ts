@@ -42,6 +42,7 @@ export const FLAG_SETS: Readonly<Record<string, FlagSet>> = {
     flags: [SEMI_SPACE, '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'],
   },
   "janus run's flags and environment": { flags: RUN_NODE_FLAGS, env: RUN_ENVIRONMENT },
+  "janus run's flags without its environment": { flags: RUN_NODE_FLAGS },
 };
 
 function selectedSets(): [string, FlagSet][] {
