@@ -55,8 +55,8 @@
  *   growing flag alone left the peak at 152-163 MiB. With run's flags it also saves ~5 MiB at
  *   rest (90 against 95 MiB after the side-by-side workload, CPU within the spread on every
  *   controller path, 3 alternated runs); the controller with its five flags gains nothing from
- *   it (64.4 MiB either way), so only `janus run` sets it. A
- *   setting of the user's own (or any GLIBC_TUNABLES) is left as it is; musl ignores it.
+ *   it (64.4 MiB either way), so only `janus run` sets it. A setting of the user's own (or any
+ *   GLIBC_TUNABLES) is left as it is; musl ignores it.
  * On the controller's paths (npm run bench -- flags, medians of 3 alternated runs, 2026-11-26),
  * these two against the semi-space flag alone: resident 30 s after the side-by-side workload 90
  * against 97 MiB, its CPU 1.55 s either way; the 256-change transaction Committed in 4.2 against
