@@ -7,7 +7,8 @@
  *                                      # side-by-side, git, health, cli, isolation
  *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
- * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts).
+ * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts);
+ * without it, and for flags with JANUS_BENCH_FLAG_SETS, the figures go to a section of their own.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,12 @@ const ALL = [
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
 
+// A partial run writes a section of its own, so that it does not replace the whole one in latest.*.
+const priorArt = process.env.JANUS_PRIOR_ART_SRC;
+const sideBySideSection = priorArt ? 'Side by side with the Go operator' : 'Side by side: Janus alone';
+const flagSets = process.env.JANUS_BENCH_FLAG_SETS;
+const flagsSection = `Node flags of the long-running processes${flagSets ? ` (${flagSets.split('|').join(', ')})` : ''}`;
+
 const results: Record<string, Record<string, Figure>> = {};
 const bench = await startBench();
 try {
@@ -53,12 +60,11 @@ try {
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
   if (selected.includes('footprint')) results['History and retention'] = await footprint(bench);
   if (selected.includes('side-by-side'))
-    results['Side by side with the Go operator'] = outcomeFigures('Janus', await sideBySideJanus(bench));
+    results[sideBySideSection] = outcomeFigures('Janus', await sideBySideJanus(bench));
   if (selected.includes('health')) results['Health gate'] = await healthGate(bench, 3);
   if (selected.includes('health')) results['Bake window and analysis'] = await healthAnalysis(bench, 3);
   if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
-  if (selected.includes('flags'))
-    results['Node flags of the long-running processes'] = await nodeFlagsTrade(bench, 3);
+  if (selected.includes('flags')) results[flagsSection] = await nodeFlagsTrade(bench, 3);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('git'))
     results.Git = {
@@ -70,10 +76,9 @@ try {
   await bench.close();
 }
 // On a control plane of its own, once Janus's has stopped: both CRDs are named transactions.tx.janus.io.
-const priorArt = process.env.JANUS_PRIOR_ART_SRC;
 if (selected.includes('side-by-side') && priorArt)
   Object.assign(
-    results['Side by side with the Go operator'] ?? {},
+    results[sideBySideSection] ?? {},
     outcomeFigures('Go operator', await sideBySidePriorArt(priorArt)),
   );
 
