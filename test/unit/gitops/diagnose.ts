@@ -4,6 +4,7 @@ import {
   type Diagnostic,
   memoryReader,
   type ParseOptions,
+  type ParseResult,
   parseTransactionDirectory,
   repositoryPolicy,
 } from '../../../src/gitops/index.ts';
@@ -25,15 +26,24 @@ ${extra}spec:
 `;
 export const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n';
 
+/** Parses the directory transactions/<dir> holding `files` (names within the directory). */
+export function parseFiles(
+  files: Record<string, string | Uint8Array>,
+  options: ParseOptions = OPTIONS,
+  dir = 'deploy-v2',
+): Promise<ParseResult> {
+  const path = `transactions/${dir}`;
+  const prefixed = Object.fromEntries(Object.entries(files).map(([name, text]) => [`${path}/${name}`, text]));
+  return parseTransactionDirectory(memoryReader(prefixed), path, options);
+}
+
 /** Parses transactions/<dir> and returns its diagnostics (failing if it parsed). */
 export async function diagnose(
   files: Record<string, string | Uint8Array>,
   options: ParseOptions = OPTIONS,
   dir = 'deploy-v2',
 ): Promise<Diagnostic[]> {
-  const path = `transactions/${dir}`;
-  const prefixed = Object.fromEntries(Object.entries(files).map(([name, text]) => [`${path}/${name}`, text]));
-  const result = await parseTransactionDirectory(memoryReader(prefixed), path, options);
+  const result = await parseFiles(files, options, dir);
   if (result.ok) throw new Error('expected diagnostics, got a valid transaction');
   return result.diagnostics;
 }

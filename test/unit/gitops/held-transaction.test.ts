@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { holdParsed, holdTransaction, releaseTransaction } from '../../../src/gitops/held-transaction.ts';
-import {
-  memoryReader,
-  type ParseOptions,
-  parseTransactionDirectory,
-  repositoryPolicy,
-} from '../../../src/gitops/index.ts';
-
-const DIR = 'transactions/deploy-v2';
-const OPTIONS: ParseOptions = {
-  policy: repositoryPolicy({ defaultNamespace: 'default', allowedServiceAccounts: 'deploy-sa' }),
-};
-
-async function parse(files: Record<string, string>) {
-  const prefixed = Object.fromEntries(Object.entries(files).map(([name, text]) => [`${DIR}/${name}`, text]));
-  return parseTransactionDirectory(memoryReader(prefixed), DIR, OPTIONS);
-}
+import { parseFiles as parse } from './diagnose.ts';
 
 const TRANSACTION_FILE = `apiVersion: tx.janus.io/v1alpha1
 kind: Transaction
