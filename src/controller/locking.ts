@@ -6,6 +6,7 @@
 import { LockLostError } from '../locks/lease-locks.ts';
 import { durationSeconds, holderTransaction, needsRenewal } from '../locks/lease-name.ts';
 import { targetKey } from '../saga/targets.ts';
+import { compareCodeUnits } from '../text/order.ts';
 import type { Item, SagaRun } from './context.ts';
 
 export type LockOutcome = { held: true } | { held: false; message: string; retryInMs: number };
@@ -16,7 +17,7 @@ const MIN_WAIT_POLL_MS = 250;
 
 function sortedLocks(items: readonly Item[]) {
   const unique = new Map(items.map((i) => [`${i.lock.namespace}/${i.lock.name}`, { ...i.lock, item: i }]));
-  return [...unique.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);
+  return [...unique.entries()].sort(([a], [b]) => compareCodeUnits(a, b)).map(([, v]) => v);
 }
 
 /**

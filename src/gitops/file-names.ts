@@ -1,5 +1,6 @@
 /** What each file name in a transaction directory means. */
 import type { ChangeType } from '../api/v1alpha1/index.ts';
+import { compareCodeUnits } from '../text/order.ts';
 
 export const TRANSACTION_FILE = 'transaction.yaml';
 export const ROLLBACK_FILE = 'ROLLBACK';
@@ -42,6 +43,4 @@ function hintFor(name: string): string {
 }
 
 /** Change files apply in lexicographic (code unit) order of their names, independent of locale. */
-export function compareFileNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export const compareFileNames = compareCodeUnits;

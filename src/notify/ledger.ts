@@ -5,6 +5,8 @@
  * (ledger-store.ts keeps it in a ConfigMap). Pure: parse, add, prune, render.
  */
 
+import { compareCodeUnits } from '../text/order.ts';
+
 /** Entries kept at most; the oldest go first. About 150 bytes each: well under a ConfigMap's 1 MiB. */
 export const MAX_LEDGER_ENTRIES = 2000;
 
@@ -56,6 +58,6 @@ export function prunedLedger(
 
 /** The stored form: a JSON object, keys sorted so an unchanged ledger renders the same. */
 export function renderLedger(ledger: Ledger): string {
-  const entries = [...ledger].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = [...ledger].sort(([a], [b]) => compareCodeUnits(a, b));
   return JSON.stringify(Object.fromEntries(entries.map(([key, at]) => [key, new Date(at).toISOString()])));
 }
