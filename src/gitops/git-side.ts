@@ -127,10 +127,10 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
       get pending() {
         return writer.pending;
       },
-      write: async (record) => {
+      write: async (record, options) => {
         await statuses.beforeResult(record);
-        await writer.write(record);
-        o.onResultWritten?.(record); // once durably queued: a rejection notifies (src/notify)
+        await writer.write(record, options);
+        o.onResultWritten?.(record); // once queued: a rejection notifies (src/notify)
       },
       flush: () => writer.flush(),
     },

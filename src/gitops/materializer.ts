@@ -18,6 +18,7 @@ import { type DirectoryRef, renderIgnoredEdit, renderRejection } from '../result
 import type { ResultContext } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
 import { type RecordedOutcome, readResultsSnapshot } from '../results/results-reader.ts';
+import type { AddOptions } from '../results/spool.ts';
 import type { FlushReport } from '../results/writer.ts';
 import type { TransactionApi } from './cluster-transactions.ts';
 import { releaseTransaction } from './held-transaction.ts';
@@ -40,7 +41,7 @@ import { CursorConflictError } from './state.ts';
 export interface ResultSink {
   readonly branch: string;
   readonly pending: number;
-  write(record: ResultRecord): Promise<void>;
+  write(record: ResultRecord, options: AddOptions): Promise<void>;
   flush(): Promise<FlushReport>;
 }
 
@@ -59,7 +60,10 @@ export interface MaterializerOptions {
   cluster: TransactionApi;
   cursor: CursorStore;
   results: ResultSink;
-  /** Resolves once the Pending result of a Transaction just created is durably queued. */
+  /**
+   * Resolves once the Pending result of a Transaction just created is queued, as rederivable
+   * (src/results/spool.ts): like every record of a poll, the next poll writes it again if lost.
+   */
   recordMaterialized(transaction: Transaction): Promise<void>;
   /** The smallest safe next sequence, from Transactions already in the cluster. */
   sequenceFloor?: () => number;
@@ -125,9 +129,7 @@ export class Materializer {
     if (snapshot.kind === 'baseline') {
       const { repository, revision } = this.#source(snapshot.tip, '');
       if (snapshot.directories.length > 0)
-        await this.#o.results.write(
-          renderBaseline(snapshot.directories, { repository, revision }, this.#o.context),
-        );
+        await this.#record(renderBaseline(snapshot.directories, { repository, revision }, this.#o.context));
       summary.baseline = snapshot.directories.length;
     } else {
       next = await this.#apply(snapshot.facts, cursor, summary);
@@ -262,13 +264,13 @@ export class Materializer {
           ...(fact.parsed && !fact.parsed.ok ? fact.parsed.diagnostics : []),
           ...(fact.signatures?.ok === false ? [signatureDiagnostic(fact.path, fact.signatures)] : []),
         ];
-        await this.#o.results.write(renderRejection(dir, diagnostics, this.#o.context));
+        await this.#record(renderRejection(dir, diagnostics, this.#o.context));
         summary.rejected++;
         log.info({ errors: diagnostics.length }, 'transaction directory rejected');
         return 'done';
       }
       case 'ignore-edit':
-        await this.#o.results.write(
+        await this.#record(
           renderIgnoredEdit(
             dir,
             action.files.map((f) => `${fact.path}/${f}`),
@@ -278,7 +280,7 @@ export class Materializer {
         log.info({ files: action.files }, 'edit of a materialized directory ignored');
         return 'done';
       case 'notice':
-        await this.#o.results.write(renderRollbackRefusal(dir, noticeRefusal(action.notice, fact)));
+        await this.#record(renderRollbackRefusal(dir, noticeRefusal(action.notice, fact)));
         summary.notices++;
         return 'done';
       case 'request-rollback': {
@@ -286,7 +288,7 @@ export class Materializer {
         const origin = { uid: action.uid, repository: this.#o.repository.display, path: fact.path };
         const outcome = await this.#o.cluster.requestRollback(dir.namespace, dir.name, reason, origin);
         if (outcome.kind === 'refused') {
-          await this.#o.results.write(renderRollbackRefusal(dir, outcome.refusal));
+          await this.#record(renderRollbackRefusal(dir, outcome.refusal));
           summary.notices++;
         } else summary.rollbacks++;
         log.info({ outcome: outcome.kind }, 'ROLLBACK file seen');
@@ -310,7 +312,7 @@ export class Materializer {
       stampKey,
     );
     if (created.kind === 'refused') {
-      await this.#o.results.write(renderClusterRefusal(dir, created, this.#o.context));
+      await this.#record(renderClusterRefusal(dir, created, this.#o.context));
       summary.rejected++;
       log.warn({ reason: created.message }, 'transaction directory refused by the cluster');
       return 'refused';
@@ -323,6 +325,14 @@ export class Materializer {
 
   #source(commit: string, path: string): { repository: string; revision: string; path: string } {
     return { repository: this.#o.repository.display, revision: `${this.#o.branch}@sha1:${commit}`, path };
+  }
+
+  /**
+   * Queues one of the poll's records. The cursor moves past a directory only once its record is
+   * pushed, so a record lost before that is derived again by the next poll: it needs no fsync.
+   */
+  #record(record: ResultRecord): Promise<void> {
+    return this.#o.results.write(record, { rederivable: true });
   }
 
   /** Pushes pending results; counts the outcome. Throws when the push fails. */

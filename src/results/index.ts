@@ -18,7 +18,7 @@ export {
 export { type ChangeOutcome, changeOutcome, renderTransactionResult } from './render-transaction.ts';
 export { type ResultContext, resultPath, sourceCommit, sourceOf } from './result-context.ts';
 export type { ResultRecord } from './result-record.ts';
-export { ResultSpool, type SpoolEntry } from './spool.ts';
+export { type AddOptions, ResultSpool, type SpoolEntry } from './spool.ts';
 export {
   DEFAULT_RESULTS_BRANCH,
   type FlushReport,

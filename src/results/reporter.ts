@@ -30,6 +30,7 @@ import { renderTransactionResult } from './render-transaction.ts';
 import { type ResultContext, sourceCommit, sourceOf } from './result-context.ts';
 import type { ResultRecord } from './result-record.ts';
 import { fingerprintOf } from './results-reader.ts';
+import type { AddOptions } from './spool.ts';
 import type { ResultsWriter } from './writer.ts';
 
 /** Phases the results branch records: every end, and the start of every rollback. */
@@ -111,12 +112,15 @@ export class ResultsReporter {
     return this.informer.waitForSync();
   }
 
-  /** Queues the Pending record of a Transaction just materialized; resolves once it is durably queued. */
+  /**
+   * Queues the Pending record of a Transaction just materialized; resolves once it is queued.
+   * Rederivable (spool.ts): the materializer's next poll writes it again if it is lost.
+   */
   recordMaterialized(transaction: Transaction): Promise<void> {
     const key = objectKey(transaction);
     return this.#queue.add(async () => {
       if (this.#recorded.has(key)) return; // the informer was faster: a later outcome is recorded
-      await this.#write(key, renderMaterialized(transaction, this.#o.context));
+      await this.#write(key, renderMaterialized(transaction, this.#o.context), { rederivable: true });
     });
   }
 
@@ -181,11 +185,11 @@ export class ResultsReporter {
     await this.#write(key, renderTransactionResult(txn, this.#o.context));
   }
 
-  async #write(key: string, record: ResultRecord): Promise<void> {
+  async #write(key: string, record: ResultRecord, options?: AddOptions): Promise<void> {
     const text = Object.values(record.files)[0];
     const fingerprint = text === undefined ? undefined : fingerprintOf(text);
     if (fingerprint === undefined || this.#recorded.get(key) === fingerprint) return;
-    await this.#o.writer.write(record);
+    await this.#o.writer.write(record, options);
     this.#recorded.set(key, fingerprint);
     this.#o.onPending?.(this.#o.writer.pending);
     this.#o.log.info({ transaction: key, subject: record.message.split('\n', 1)[0] }, 'result recorded');

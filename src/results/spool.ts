@@ -2,8 +2,15 @@
  * Results not yet on the remote, kept on disk so neither an outage nor a restart loses them. One
  * JSON file per result, named by a sequence number (their commit order), written atomically
  * (temporary file, fsync, rename), removed once the push that carried it succeeded.
+ *
+ * A record its writer derives again when it is lost (the materializer's: its cursor moves past a
+ * directory only once the directory's record is pushed) is written without the fsyncs, named
+ * `<n>.unsynced.json`: kill -9 keeps it like any other, a crash of the machine may lose it or
+ * leave it unreadable, and then it is dropped when the spool is opened, not set aside as corrupt.
+ * A 400-directory commit spent ~0.5 s waiting for the 800 fsyncs of its Pending records.
  */
 import { randomUUID } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { asResultRecord, type ResultRecord } from './result-record.ts';
@@ -11,9 +18,17 @@ import { asResultRecord, type ResultRecord } from './result-record.ts';
 export interface SpoolEntry {
   readonly id: string;
   readonly record: ResultRecord;
+  /** Its file's name in the spool directory. */
+  readonly file: string;
+}
+
+export interface AddOptions {
+  /** The writer derives the record again if it is lost: no fsync (see above). */
+  rederivable?: boolean | undefined;
 }
 
 const SUFFIX = '.json';
+const UNSYNCED_SUFFIX = '.unsynced.json';
 const ID_DIGITS = 12;
 
 export class ResultSpool {
@@ -43,12 +58,15 @@ export class ResultSpool {
         continue;
       }
       if (!name.endsWith(SUFFIX)) continue;
-      const id = name.slice(0, -SUFFIX.length);
+      const unsynced = name.endsWith(UNSYNCED_SUFFIX);
+      const id = name.slice(0, -(unsynced ? UNSYNCED_SUFFIX : SUFFIX).length);
       next = Math.max(next, Number.parseInt(id, 10) + 1 || 0);
       const record = await readFile(path, 'utf8')
         .then((text) => asResultRecord(JSON.parse(text)))
         .catch(() => undefined);
-      if (record) entries.push({ id, record });
+      if (record) entries.push({ id, record, file: name });
+      else if (unsynced)
+        await rm(path, { force: true }); // what a crash left of it; derived again
       else {
         await rename(path, `${path}.corrupt`);
         onCorrupt(path);
@@ -75,22 +93,32 @@ export class ResultSpool {
    * ahead of the bytes (a rename to a new name is not ordered after the data on ext4 or XFS: the
    * entry could come back empty and be set aside as corrupt); the directory's, after it, so that
    * the name itself is on disk when the caller is told the result is safe.
+   *
+   * A `rederivable` record skips both, and is written synchronously: without an fsync its four
+   * calls only reach the page cache (~40 µs here), where four thread-pool round trips in turn
+   * took ~0.4 ms, 0.16 s for the Pending records of a 400-directory commit.
    */
-  async add(queued: ResultRecord): Promise<SpoolEntry> {
+  async add(queued: ResultRecord, { rederivable = false }: AddOptions = {}): Promise<SpoolEntry> {
     const record: ResultRecord = { id: randomUUID(), ...queued };
     const id = String(this.#next++).padStart(ID_DIGITS, '0');
-    const path = join(this.dir, `${id}${SUFFIX}`);
+    const name = `${id}${rederivable ? UNSYNCED_SUFFIX : SUFFIX}`;
+    const path = join(this.dir, name);
     const temporary = `${path}.tmp`;
-    const file = await open(temporary, 'w');
-    try {
-      await file.writeFile(JSON.stringify(record));
-      await file.sync();
-    } finally {
-      await file.close();
+    if (rederivable) {
+      writeFileSync(temporary, JSON.stringify(record));
+      renameSync(temporary, path);
+    } else {
+      const file = await open(temporary, 'w');
+      try {
+        await file.writeFile(JSON.stringify(record));
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, path);
+      await syncDirectory(this.dir);
     }
-    await rename(temporary, path);
-    await syncDirectory(this.dir);
-    const entry = { id, record };
+    const entry = { id, record, file: name };
     // Concurrent adds may finish out of order; commits follow the order of the add calls.
     this.#entries.push(entry);
     this.#entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -99,7 +127,7 @@ export class ResultSpool {
 
   async remove(done: readonly SpoolEntry[]): Promise<void> {
     const ids = new Set(done.map((e) => e.id));
-    for (const id of ids) await rm(join(this.dir, `${id}${SUFFIX}`), { force: true });
+    for (const file of new Set(done.map((e) => e.file))) await rm(join(this.dir, file), { force: true });
     const remaining = this.#entries.filter((e) => !ids.has(e.id));
     this.#entries.splice(0, this.#entries.length, ...remaining);
   }

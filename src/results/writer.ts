@@ -18,7 +18,7 @@ import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
 import { commitRecords } from './commit-records.ts';
 import { landedResults } from './landed.ts';
 import type { ResultRecord } from './result-record.ts';
-import { ResultSpool, type SpoolEntry } from './spool.ts';
+import { type AddOptions, ResultSpool, type SpoolEntry } from './spool.ts';
 
 export const DEFAULT_RESULTS_BRANCH = 'janus/results';
 
@@ -103,10 +103,13 @@ export class ResultsWriter {
     return this.#spool.size;
   }
 
-  /** Queues `record` durably (it survives a crash once this resolves); the push follows shortly. */
-  async write(record: ResultRecord): Promise<void> {
+  /**
+   * Queues `record` durably (it survives a crash once this resolves; a `rederivable` one, only
+   * a crash of this process: spool.ts); the push follows shortly.
+   */
+  async write(record: ResultRecord, options?: AddOptions): Promise<void> {
     if (this.#closed) throw new Error('the results writer is closed');
-    await this.#spool.add(record);
+    await this.#spool.add(record, options);
     this.#schedule(this.#options.batchDelayMs ?? 50);
   }
 

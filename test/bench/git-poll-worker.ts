@@ -103,7 +103,7 @@ async function worker(url: string, cacheDir: string, cursorFile: string, signers
     cluster: inMemoryCluster,
     cursor: new FileCursorStore(cursorFile),
     results: writer,
-    recordMaterialized: (txn) => writer.write(renderMaterialized(txn, context)),
+    recordMaterialized: (txn) => writer.write(renderMaterialized(txn, context), { rederivable: true }),
     context,
     log: silentLogger(),
   });

@@ -128,6 +128,20 @@ describe('bad input', () => {
       return all;
     });
     expect(subjects).toContain(`${ns.name}/wrong-kind: Rejected (1 error)`);
+    // The poll's own records reach the results branch in Git (tree) order: the valid directory's
+    // Pending record, queued while the next directory is read, between the rejections around it.
+    const recorded = subjects
+      .filter((s) => / (Pending|Rejected) \(/.test(s))
+      .map((s) => s.slice(s.indexOf('/') + 1, s.indexOf(':')));
+    expect(recorded).toEqual([
+      'Bad_Name',
+      'broken-yaml',
+      'duplicate',
+      'elsewhere',
+      'good',
+      'oversized',
+      'wrong-kind',
+    ]);
     // Nothing but the valid directory became a Transaction.
     const names = (await clients.admin.list('tx.janus.io/v1alpha1', 'Transaction', ns.name)).items.map(
       (t) => t.metadata.name,

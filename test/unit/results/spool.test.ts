@@ -66,4 +66,34 @@ describe('ResultSpool', () => {
     expect((await readdir(dir)).sort()).toEqual(['000000000000.json', '000000000005.json.corrupt']);
     expect((await reopened.add(record(2))).id).toBe('000000000006');
   });
+
+  it('keeps a rederivable record like any other, under its own name, in the order of the adds', async () => {
+    const spool = await ResultSpool.open(dir);
+    await spool.add(record(1));
+    const unsynced = await spool.add(record(2), { rederivable: true });
+    await spool.add(record(3));
+    expect(unsynced.file).toBe('000000000001.unsynced.json');
+    expect((await readdir(dir)).sort()).toEqual([
+      '000000000000.json',
+      '000000000001.unsynced.json',
+      '000000000002.json',
+    ]);
+    const reopened = await ResultSpool.open(dir);
+    expect(reopened.entries().map(content)).toEqual([record(1), record(2), record(3)]);
+    await reopened.remove(reopened.entries().slice(0, 2));
+    expect(await readdir(dir)).toEqual(['000000000002.json']);
+  });
+
+  it('drops an unreadable rederivable record (what a crash of the machine left) without calling it corrupt', async () => {
+    const spool = await ResultSpool.open(dir);
+    await spool.add(record(1), { rederivable: true });
+    await writeFile(join(dir, '000000000001.unsynced.json'), ''); // the name reached the disk, the bytes did not
+    await writeFile(join(dir, '000000000002.json'), '');
+    const corrupt: string[] = [];
+    const reopened = await ResultSpool.open(dir, (file) => corrupt.push(file));
+    expect(reopened.entries().map(content)).toEqual([record(1)]);
+    expect(corrupt).toEqual([join(dir, '000000000002.json')]);
+    expect((await readdir(dir)).sort()).toEqual(['000000000000.unsynced.json', '000000000002.json.corrupt']);
+    expect((await reopened.add(record(3))).id).toBe('000000000003');
+  });
 });
