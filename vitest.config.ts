@@ -10,6 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          globalSetup: ['test/support/unit-setup.ts'],
         },
       },
       {

@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { useScratchTmp } from '../support/scratch-tmp.ts';
 import { apiCost } from './api-cost.ts';
 import { cli } from './cli.ts';
 import { footprint } from './footprint.ts';
@@ -52,6 +53,7 @@ const flagSets = process.env.JANUS_BENCH_FLAG_SETS;
 const flagsSection = `Node flags of the long-running processes${flagSets ? ` (${flagSets.split('|').join(', ')})` : ''}`;
 
 const results: Record<string, Record<string, Figure>> = {};
+const removeScratch = useScratchTmp('bench');
 const bench = await startBench();
 try {
   if (selected.includes('api')) results['API requests'] = await apiCost(bench, 3);
@@ -81,6 +83,7 @@ if (selected.includes('side-by-side') && priorArt)
     results[sideBySideSection] ?? {},
     outcomeFigures('Go operator', await sideBySidePriorArt(priorArt)),
   );
+removeScratch();
 
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${execFileSync('uname', ['-sr'], { encoding: 'utf8' }).trim()}`;
 const at = new Date().toISOString();
