@@ -7,6 +7,7 @@ import { type KubeClient, PatchType, type WatchEvent } from '../kube/client.ts';
 import { isConflict, isGone, isNotFound } from '../kube/errors.ts';
 import type { ObjectList } from '../kube/resources.ts';
 import { Transactions } from '../kube/transactions.ts';
+import { compareCodeUnits } from '../text/order.ts';
 import { UsageError } from './command.ts';
 import { isWorthRetrying, RETRY_DELAY_MS, retryUntilAborted, sleep, withRetries } from './retry.ts';
 
@@ -105,7 +106,7 @@ class TransactionCache {
   }
 
   snapshot(): Transaction[] {
-    return [...this.#byKey.values()].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+    return [...this.#byKey].sort(([a], [b]) => compareCodeUnits(a, b)).map(([, txn]) => txn);
   }
 }
 

@@ -5,6 +5,7 @@
  * reads the tree through isomorphic-git, which throws its own error.
  */
 import type { TreeEntry } from 'isomorphic-git';
+import { compareCodeUnits } from '../text/order.ts';
 
 const TYPE_OF_MODE: Readonly<Record<string, TreeEntry['type']>> = {
   '040000': 'tree',
@@ -52,7 +53,7 @@ export function unsafeName(path: string): boolean {
 
 /** Code point order (Git's, the order of the UTF-8 bytes); `<` compares UTF-16 code units. */
 export function compareCodePoints(a: string, b: string): number {
-  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return compareCodeUnits(a, b);
   const x = [...a].map((c) => c.codePointAt(0) ?? 0);
   const y = [...b].map((c) => c.codePointAt(0) ?? 0);
   for (let i = 0; i < Math.min(x.length, y.length); i++) {

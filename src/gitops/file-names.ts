@@ -1,6 +1,5 @@
 /** What each file name in a transaction directory means. */
 import type { ChangeType } from '../api/v1alpha1/index.ts';
-import { compareCodeUnits } from '../text/order.ts';
 
 export const TRANSACTION_FILE = 'transaction.yaml';
 export const ROLLBACK_FILE = 'ROLLBACK';
@@ -41,6 +40,3 @@ function hintFor(name: string): string {
   if (anyCase) return `the change type is lower case: ${anyCase[1]}.${anyCase[2]?.toLowerCase()}.yaml`;
   return NAMING_RULE;
 }
-
-/** Change files apply in lexicographic (code unit) order of their names, independent of locale. */
-export const compareFileNames = compareCodeUnits;

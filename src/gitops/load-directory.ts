@@ -3,9 +3,11 @@
  * anything is parsed. Problems with the input become diagnostics; reader failures (I/O) propagate,
  * because a transient error must not be reported as a rejected directory.
  */
+
+import { compareCodeUnits } from '../text/order.ts';
 import type { Diagnostic } from '../yaml/diagnostic.ts';
 import { type DirectoryReader, joinPath, TooManyEntriesError } from './directory-reader.ts';
-import { classifyFile, compareFileNames, type FileRole } from './file-names.ts';
+import { classifyFile, type FileRole } from './file-names.ts';
 import type { ParseLimits } from './options.ts';
 
 export interface LoadedFile {
@@ -65,7 +67,8 @@ export async function loadDirectory(
     });
     return loaded;
   }
-  entries.sort((a, b) => compareFileNames(a.name, b.name));
+  // Change files apply in code-unit order of their names, whatever the locale.
+  entries.sort((a, b) => compareCodeUnits(a.name, b.name));
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let totalBytes = 0;
   for (const entry of entries) {

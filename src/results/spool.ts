@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compareCodeUnits } from '../text/order.ts';
 import { asResultRecord, type ResultRecord } from './result-record.ts';
 
 export interface SpoolEntry {
@@ -121,7 +122,7 @@ export class ResultSpool {
     const entry = { id, record, file: name };
     // Concurrent adds may finish out of order; commits follow the order of the add calls.
     this.#entries.push(entry);
-    this.#entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.#entries.sort((a, b) => compareCodeUnits(a.id, b.id));
     return entry;
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFile, compareFileNames } from '../../../src/gitops/file-names.ts';
+import { classifyFile } from '../../../src/gitops/file-names.ts';
 import { dnsLabelProblem, dnsSubdomainProblem, groupOf, parseDuration } from '../../../src/gitops/names.ts';
+import { compareCodeUnits } from '../../../src/text/order.ts';
 import { formatDiagnostic } from '../../../src/yaml/diagnostic.ts';
 
 describe('names', () => {
@@ -63,7 +64,7 @@ describe('file names', () => {
 
   it('orders names by code unit, whatever the locale', () => {
     expect(
-      ['b.patch.yaml', 'B.patch.yaml', '10-a.patch.yaml', '9-a.patch.yaml'].sort(compareFileNames),
+      ['b.patch.yaml', 'B.patch.yaml', '10-a.patch.yaml', '9-a.patch.yaml'].sort(compareCodeUnits),
     ).toEqual(['10-a.patch.yaml', '9-a.patch.yaml', 'B.patch.yaml', 'b.patch.yaml']);
   });
 });
