@@ -5,17 +5,30 @@
  * branch is shallow (depth 1); history is deepened on demand by whoever needs older commits.
  * A push sends the objects its caller made, from memory (smart-http-push.ts).
  */
+
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { type HttpClient } from 'isomorphic-git';
 import type { CredentialsProvider } from './auth.ts';
 import { toGitAccessError } from './errors.ts';
 import { limitResponseBytes } from './http-client.ts';
+import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import type { ObjectStore } from './object-store.ts';
+import { indexPack } from './pack-indexer.ts';
 import type { PackObject } from './pack-writer.ts';
+import { DELTA_BASE_CACHE_BYTES } from './packed-object.ts';
 import { pushPack } from './smart-http-push.ts';
 import type { Transport } from './transport.ts';
+import {
+  type Capabilities,
+  discoverV2,
+  type FetchRequest,
+  fetchPack,
+  lsRefs,
+  type UploadPackEndpoint,
+} from './upload-pack.ts';
 
 const REMOTE = 'origin';
 
@@ -56,66 +69,105 @@ export class HttpTransport implements Transport {
 
   async fetch(store: ObjectStore, branch: string): Promise<string | undefined> {
     return this.#wrap('fetch', branch, async (headers) => {
-      const http = this.#fetchClient();
+      const endpoint = { http: this.#fetchClient(), url: this.#url, headers };
+      const capabilities = await discoverV2(endpoint);
+      if (!speaksFetch(capabilities)) return this.#fetchV1(store, branch, endpoint.http, headers);
       const remoteRef = `refs/heads/${branch}`;
-      const refs = await git.listServerRefs({
-        http,
-        url: this.#url,
-        headers: headers(),
-        prefix: remoteRef,
-        protocolVersion: 2,
-      });
-      const remoteTip = refs.find((r) => r.ref === remoteRef)?.oid;
+      const remoteTip = (await lsRefs(endpoint, remoteRef)).get(remoteRef);
       if (remoteTip === undefined) return undefined;
-      let localTip = await store.resolveRef(trackingRef(branch));
-      if (localTip !== undefined && !(await store.hasObject(localTip))) {
-        // Left by a fetch that failed half-way before undoIfFailing existed: start the branch over.
-        await store.deleteRef(trackingRef(branch));
-        localTip = undefined;
-      }
+      const localTip = await this.#localTip(store, branch);
       if (localTip === remoteTip) return remoteTip;
-      const result = await undoIfFailing(store, trackingRef(branch), () =>
-        git.fetch({
-          fs,
-          http,
-          gitdir: store.gitdir,
-          cache: store.cache,
-          url: this.#url,
-          remote: REMOTE,
-          // The local tracking ref: isomorphic-git sends its tip as the only "have".
-          ref: trackingRef(branch),
-          remoteRef,
-          singleBranch: true,
-          tags: false,
-          headers: headers(),
-          ...(localTip === undefined && { depth: 1 }),
-        }),
-      );
-      return result.fetchHead ?? undefined;
+      await fetchInto(store, endpoint, {
+        want: remoteTip,
+        haves: localTip === undefined ? [] : [localTip],
+        shallow: await store.shallowCommits(),
+        ...(localTip === undefined && { deepen: { depth: 1 } }),
+      });
+      await store.writeRef(trackingRef(branch), remoteTip);
+      return remoteTip;
     });
+  }
+
+  /** The tracking ref's tip, when its commit is here. */
+  async #localTip(store: ObjectStore, branch: string): Promise<string | undefined> {
+    const localTip = await store.resolveRef(trackingRef(branch));
+    if (localTip === undefined || (await store.hasObject(localTip))) return localTip;
+    // Left by a fetch that failed half-way before undoIfFailing existed: start the branch over.
+    await store.deleteRef(trackingRef(branch));
+    return undefined;
+  }
+
+  /** A server that speaks only protocol version 0 or 1: isomorphic-git fetches. */
+  async #fetchV1(
+    store: ObjectStore,
+    branch: string,
+    http: HttpClient,
+    headers: () => Record<string, string>,
+  ): Promise<string | undefined> {
+    const remoteRef = `refs/heads/${branch}`;
+    const refs = await git.listServerRefs({
+      http,
+      url: this.#url,
+      headers: headers(),
+      prefix: remoteRef,
+      protocolVersion: 2,
+    });
+    const remoteTip = refs.find((r) => r.ref === remoteRef)?.oid;
+    if (remoteTip === undefined) return undefined;
+    const localTip = await this.#localTip(store, branch);
+    if (localTip === remoteTip) return remoteTip;
+    const result = await undoIfFailing(store, trackingRef(branch), () =>
+      git.fetch({
+        fs,
+        http,
+        gitdir: store.gitdir,
+        cache: store.cache,
+        url: this.#url,
+        remote: REMOTE,
+        // The local tracking ref: isomorphic-git sends its tip as the only "have".
+        ref: trackingRef(branch),
+        remoteRef,
+        singleBranch: true,
+        tags: false,
+        headers: headers(),
+        ...(localTip === undefined && { depth: 1 }),
+      }),
+    );
+    return result.fetchHead ?? undefined;
   }
 
   async deepen(store: ObjectStore, branch: string, commits: number): Promise<boolean> {
     const before = await store.shallowCommits();
     if (before.size === 0) return false;
     return this.#wrap('deepen', branch, async (headers) => {
-      await undoIfFailing(store, trackingRef(branch), () =>
-        git.fetch({
-          fs,
-          http: this.#fetchClient(),
-          gitdir: store.gitdir,
-          cache: store.cache,
-          url: this.#url,
-          remote: REMOTE,
-          ref: trackingRef(branch),
-          remoteRef: `refs/heads/${branch}`,
-          singleBranch: true,
-          tags: false,
-          headers: headers(),
-          depth: commits,
-          relative: true,
-        }),
-      );
+      const endpoint = { http: this.#fetchClient(), url: this.#url, headers };
+      const tip = await store.resolveRef(trackingRef(branch));
+      if (tip !== undefined && speaksFetch(await discoverV2(endpoint))) {
+        await fetchInto(store, endpoint, {
+          want: tip,
+          haves: [tip],
+          shallow: before,
+          deepen: { depth: commits, relative: true },
+        });
+      } else {
+        await undoIfFailing(store, trackingRef(branch), () =>
+          git.fetch({
+            fs,
+            http: endpoint.http,
+            gitdir: store.gitdir,
+            cache: store.cache,
+            url: this.#url,
+            remote: REMOTE,
+            ref: trackingRef(branch),
+            remoteRef: `refs/heads/${branch}`,
+            singleBranch: true,
+            tags: false,
+            headers: headers(),
+            depth: commits,
+            relative: true,
+          }),
+        );
+      }
       const after = await store.shallowCommits();
       return after.size !== before.size || [...after].some((oid) => !before.has(oid));
     });
@@ -185,4 +237,41 @@ async function undoIfFailing<T>(store: ObjectStore, ref: string, fetch: () => Pr
 
 function trackingRef(branch: string): string {
   return `refs/remotes/${REMOTE}/${branch}`;
+}
+
+/** A version 2 server that lists refs and fetches shallow, in SHA-1: Janus fetches itself. */
+function speaksFetch(capabilities: Capabilities | undefined): boolean {
+  if (!capabilities?.has('ls-refs')) return false;
+  const format = capabilities.get('object-format');
+  if (format !== undefined && format !== 'sha1') return false;
+  return (capabilities.get('fetch') ?? '').split(' ').includes('shallow');
+}
+
+/**
+ * Fetches into `store`: the pack streamed to a file beside the others, indexed (pack-indexer.ts),
+ * both renamed into place, then the shallow commits recorded. Only then does the caller move the
+ * tracking ref: a fetch stopped anywhere before leaves the store as it was, but for a pack no
+ * ref needs yet (the next fetch brings what it lacks again).
+ */
+async function fetchInto(
+  store: ObjectStore,
+  endpoint: UploadPackEndpoint,
+  request: FetchRequest,
+): Promise<void> {
+  const dir = join(store.gitdir, 'objects', 'pack');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `tmp-fetch-${randomUUID()}.pack`);
+  try {
+    const fetched = await fetchPack(endpoint, request, file);
+    if (fetched.packBytes > 0) {
+      const indexed = await indexPack(await readFile(file), {
+        maxObjectBytes: GIT_INPUT_LIMITS.maxFetchedObjectBytes,
+        baseCacheBytes: DELTA_BASE_CACHE_BYTES,
+      });
+      if (indexed.objects > 0) await store.addPack(file, indexed.checksum, indexed.idx);
+    }
+    await store.updateShallow(fetched.shallow, fetched.unshallow);
+  } finally {
+    await rm(file, { force: true });
+  }
 }

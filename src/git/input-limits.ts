@@ -22,6 +22,12 @@ export const GIT_INPUT_LIMITS = {
    * watched commit needs it, and its own results-branch commits are far smaller.
    */
   commitReadBytes: 64 * KiB,
+  /**
+   * The largest object a fetched pack may hold, inflated: indexing a pack names each object by
+   * hashing all of it (pack-indexer.ts). Far beyond any file a forge takes (GitHub refuses files
+   * over 100 MiB), while a pack whose object claims more fails the fetch before it is inflated.
+   */
+  maxFetchedObjectBytes: 1024 * MiB,
 } as const;
 
 /**

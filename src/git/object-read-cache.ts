@@ -39,6 +39,11 @@ export class ObjectReadCache {
     return undefined;
   }
 
+  /** A pack was added (a fetch): the next lookup lists the packs again. */
+  relist(): void {
+    this.#listing = undefined;
+  }
+
   /** Up to `length` bytes of pack `path` from `position`, through the pack's kept handle. */
   async readPack(path: string, position: number, length: number): Promise<Buffer> {
     if (this.#closed) return readOnce(path, position, length); // a store kept past its operation

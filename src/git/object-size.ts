@@ -18,9 +18,8 @@
 import { join } from 'node:path';
 import { createInflate } from 'node:zlib';
 import { ObjectReadCache, readLoose } from './object-read-cache.ts';
+import { OFS_DELTA, REF_DELTA } from './packed-object.ts';
 
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
 /** Compressed bytes handed to zlib to find a header; the header itself is a few bytes. */
 const HEAD_WINDOW = 4096;
 

@@ -5,6 +5,7 @@
  * closes the pack files kept open for reading object headers (object-read-cache.ts).
  */
 import fs from 'node:fs';
+import { join } from 'node:path';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
 import { parseCommitStart } from './commit-head.ts';
 import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
@@ -69,6 +70,11 @@ export class ObjectStore {
       // Stored as a delta (its start needs its base): not read at all.
       if (head === undefined)
         throw new GitObjectTooLargeError('commit', oid, size, limit, 'read of a commit');
+    }
+    const packed = await this.#packed.read(oid, limit);
+    if (packed?.type === 'commit' && packed.content) {
+      const parsed = parseWholeCommit(oid, packed.content, limit);
+      if (parsed) return parsed;
     }
     const { commit } = await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
     return {
@@ -152,6 +158,9 @@ export class ObjectStore {
   }
 
   async hasObject(oid: string): Promise<boolean> {
+    // From the pack indexes or the loose object's header: isomorphic-git would read the whole
+    // pack holding it into memory, and keep it there for the operation.
+    if ((await this.objectSize(oid)) !== undefined) return true;
     try {
       await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
       return true;
@@ -205,6 +214,36 @@ export class ObjectStore {
   }
 
   /** Commits at the edge of a shallow history: their parents were never fetched. */
+  /**
+   * Adds a pack and its index, named for the pack's checksum, as git names them: the pack first,
+   * so that no index names a pack not there. Reads after this see its objects.
+   */
+  async addPack(packFile: string, checksum: string, idx: Buffer): Promise<void> {
+    const base = join(this.gitdir, 'objects', 'pack', `pack-${checksum}`);
+    await fs.promises.rename(packFile, `${base}.pack`);
+    await fs.promises.writeFile(`${base}.idx.tmp`, idx);
+    await fs.promises.rename(`${base}.idx.tmp`, `${base}.idx`);
+    this.#reads.relist();
+  }
+
+  /** Records commits made shallow by a fetch (their parents absent) and those no longer so. */
+  async updateShallow(shallow: readonly string[], unshallow: readonly string[]): Promise<void> {
+    if (shallow.length === 0 && unshallow.length === 0) return;
+    const commits = await this.shallowCommits();
+    for (const oid of shallow) commits.add(oid);
+    for (const oid of unshallow) commits.delete(oid);
+    const file = join(this.gitdir, 'shallow');
+    if (commits.size === 0) return fs.promises.rm(file, { force: true });
+    await fs.promises.writeFile(
+      `${file}.tmp`,
+      [...commits]
+        .sort()
+        .map((oid) => `${oid}\n`)
+        .join(''),
+    );
+    await fs.promises.rename(`${file}.tmp`, file);
+  }
+
   async shallowCommits(): Promise<Set<string>> {
     try {
       const text = await fs.promises.readFile(`${this.gitdir}/shallow`, 'utf8');
@@ -212,5 +251,18 @@ export class ObjectStore {
     } catch {
       return new Set();
     }
+  }
+}
+
+/**
+ * A commit read whole from its pack, parsed as isomorphic-git parses one; undefined for anything
+ * that parser would read differently (it reads those): the pack read keeps isomorphic-git from
+ * loading the whole pack into memory for one commit, and holding it for the operation.
+ */
+function parseWholeCommit(oid: string, content: Buffer, limit: number): CommitInfo | undefined {
+  try {
+    return parseCommitStart(oid, content, content.length, limit);
+  } catch {
+    return undefined;
   }
 }

@@ -26,9 +26,10 @@ export interface PackedObject {
   content?: Buffer;
 }
 
-const TYPES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+/** A pack entry's type by its code; 6 and 7 are deltas (gitformat-pack(5)). */
+export const TYPES: readonly (ObjectType | undefined)[] = [undefined, 'commit', 'tree', 'blob', 'tag'];
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
 /** Bytes read at an entry's offset first: its header and, for most objects, all of it. */
 const FIRST_READ = 16 * 1024;
 /** Inflated delta bases kept per operation (bytes): a delta chain's bases are read once. */
@@ -139,7 +140,7 @@ export function entryHeader(bytes: Uint8Array): { type: number; size: number; at
 }
 
 /** An OFS_DELTA's base: the offset written (big-endian base-128, plus one per continued byte) back from this entry. */
-function baseOffset(data: Uint8Array, offset: number): { offset: number; at: number } | undefined {
+export function baseOffset(data: Uint8Array, offset: number): { offset: number; at: number } | undefined {
   let at = 0;
   let byte = data[at++] ?? 0;
   let back = byte & 0x7f;
@@ -151,7 +152,7 @@ function baseOffset(data: Uint8Array, offset: number): { offset: number; at: num
   return back > 0 && back <= offset ? { offset: offset - back, at } : undefined;
 }
 
-function baseOid(data: Uint8Array): { oid: string; at: number } | undefined {
+export function baseOid(data: Uint8Array): { oid: string; at: number } | undefined {
   return data.length >= 20 ? { oid: Buffer.from(data.subarray(0, 20)).toString('hex'), at: 20 } : undefined;
 }
 

@@ -7,7 +7,7 @@
  * server's report-status. The update names the tip it replaces; git-receive-pack moves the ref
  * only if it still points there, so nothing another writer pushed is ever overwritten.
  */
-import { Errors, type GitHttpResponse, type HttpClient } from 'isomorphic-git';
+import type { HttpClient } from 'isomorphic-git';
 import { GitAccessError } from './errors.ts';
 import { type PackObject, writePack } from './pack-writer.ts';
 import {
@@ -17,6 +17,7 @@ import {
   requestCapabilities,
   updateCommand,
 } from './receive-pack-protocol.ts';
+import { expectMediaType, readBody } from './smart-http.ts';
 
 export interface PackPush {
   http: HttpClient;
@@ -57,12 +58,7 @@ export async function pushPack(push: PackPush): Promise<void> {
     headers: { ...push.headers },
   });
   const advertisementBody = await readBody(discovery, MAX_ADVERTISEMENT_BYTES);
-  // A dumb HTTP server, or a sign-in page: not a Git server that takes pushes.
-  const mediaType = discovery.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/x-git-receive-pack-advertisement') {
-    const text = Buffer.from(advertisementBody).toString('utf8');
-    throw new Errors.SmartHttpError(text.slice(0, 160), text);
-  }
+  expectMediaType(discovery, 'application/x-git-receive-pack-advertisement', advertisementBody);
   const advertised = parseAdvertisement(advertisementBody);
   const current = advertised.refs.get(ref);
   if (current === push.oid) return; // already there (pushed by an earlier attempt)
@@ -95,24 +91,6 @@ export async function pushPack(push: PackPush): Promise<void> {
   const refused = report.refs.get(ref);
   // non-fast-forward, fetch first, stale info, failed to lock, a hook's refusal: fetch and replay.
   if (refused !== undefined) throw reject(`the server refused the update: ${refused}`);
-}
-
-/** The whole body of a 200 response, at most `maxBytes`; any other status is an HttpError. */
-async function readBody(res: GitHttpResponse, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of res.body ?? []) {
-    length += chunk.byteLength;
-    if (length > maxBytes) {
-      if (res.statusCode !== 200) break;
-      throw new ProtocolError(`the server's reply is longer than ${maxBytes} bytes`);
-    }
-    chunks.push(chunk);
-  }
-  const body = Buffer.concat(chunks);
-  if (res.statusCode !== 200)
-    throw new Errors.HttpError(res.statusCode, res.statusMessage, body.toString('utf8').slice(0, 1000));
-  return body;
 }
 
 async function* iterate(chunks: readonly Uint8Array[]): AsyncIterableIterator<Uint8Array> {

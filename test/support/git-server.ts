@@ -24,6 +24,8 @@ export interface BasicCredentials {
 export interface GitServerOptions {
   /** When set, every request needs these credentials (HTTP basic auth). */
   auth?: BasicCredentials;
+  /** Answer in protocol version 0 whatever the client asks for, as a server older than git 2.18. */
+  protocolV0Only?: boolean;
 }
 
 export interface RecordedRequest {
@@ -117,6 +119,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   let hook: ((request: RecordedRequest) => Promise<boolean> | boolean) | undefined;
 
   const server = createServer(async (req, res) => {
+    if (options.protocolV0Only) delete req.headers['git-protocol'];
     if (outage === 'reset') {
       req.socket.destroy();
       return;

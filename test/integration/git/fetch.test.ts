@@ -29,11 +29,15 @@ afterAll(async () => {
 
 const cacheDir = () => mkdtemp(join(scratch, 'cache-'));
 
-/** Pack negotiation happens in protocol v1 POSTs; v2 POSTs are ls-refs only. */
+/**
+ * The fetches that brought a pack: a poll asks for the capabilities (GET), then lists the
+ * branch (POST ls-refs), then, only when the branch moved, fetches (a second POST).
+ */
 const packRequests = (repo: string) =>
-  server
-    .requests(repo)
-    .filter((r) => r.method === 'POST' && r.path === 'git-upload-pack' && r.gitProtocol === '');
+  server.requests(repo).filter((r, i, all) => {
+    const previous = all[i - 1];
+    return r.method === 'POST' && previous?.method === 'POST' && all[i - 2]?.method === 'GET';
+  });
 
 describe('fetching the watched branch', () => {
   it('a poll with no new commit asks for the tip and downloads no pack', async () => {
@@ -41,6 +45,12 @@ describe('fetching the watched branch', () => {
     const tip = await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
     const repo = await GitRepository.open({ location: server.url('no-change'), cacheDir: await cacheDir() });
     expect(await repo.fetchBranch('main')).toBe(tip);
+    // Protocol version 2 throughout: capabilities, ls-refs, fetch.
+    expect(server.requests('no-change').map((r) => `${r.method} ${r.path} ${r.gitProtocol}`)).toEqual([
+      'GET info/refs version=2',
+      'POST git-upload-pack version=2',
+      'POST git-upload-pack version=2',
+    ]);
     expect(packRequests('no-change')).toHaveLength(1);
 
     server.clearRequests();
@@ -70,6 +80,43 @@ describe('fetching the watched branch', () => {
     expect(await repo.fetchBranch('main')).toBe(next);
     const [pack] = packRequests('incremental');
     expect(pack?.bytesSent).toBeLessThan(4096);
+  });
+
+  it('fetches from a server that speaks only protocol version 0 too, and deepens there', async () => {
+    const old = await startGitServer({ protocolV0Only: true });
+    try {
+      const bare = await old.createRepo('v0');
+      const first = await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
+      const second = await pushCommit(bare, 'main', { 'transactions/b/transaction.yaml': 'x: 2\n' });
+      const repo = await GitRepository.open({ location: old.url('v0'), cacheDir: await cacheDir() });
+      expect(await repo.fetchBranch('main')).toBe(second);
+      expect(old.requests('v0').every((r) => r.gitProtocol === '')).toBe(true);
+      const third = await pushCommit(bare, 'main', { 'transactions/c/transaction.yaml': 'x: 3\n' });
+      expect(await repo.fetchBranch('main')).toBe(third);
+      // The first fetch was shallow: the first commit comes with deepening.
+      expect(await repo.run((s) => s.store.findCommit(first))).toBeUndefined();
+      expect(await repo.run((s) => s.deepen('main', 5))).toBe(true);
+      expect((await repo.run((s) => s.store.readCommit(first))).oid).toBe(first);
+    } finally {
+      await old.stop();
+    }
+  });
+
+  it('fetches shallow first, then deepens, in protocol version 2', async () => {
+    const bare = await server.createRepo('deepen-v2');
+    const commits: string[] = [];
+    for (let i = 0; i < 4; i++)
+      commits.push(await pushCommit(bare, 'main', { [`transactions/t${i}/transaction.yaml`]: `n: ${i}\n` }));
+    const repo = await GitRepository.open({ location: server.url('deepen-v2'), cacheDir: await cacheDir() });
+    expect(await repo.fetchBranch('main')).toBe(commits[3]);
+    expect(await repo.run((s) => s.store.shallowCommits())).toEqual(new Set([commits[3]]));
+    expect(await repo.run((s) => s.store.findCommit(commits[2] ?? ''))).toBeUndefined();
+    expect(await repo.run((s) => s.deepen('main', 2))).toBe(true);
+    expect(await repo.run((s) => s.store.shallowCommits())).toEqual(new Set([commits[1]]));
+    expect((await repo.run((s) => s.store.readCommit(commits[2] ?? ''))).parents).toEqual([commits[1]]);
+    expect(await repo.run((s) => s.deepen('main', 10))).toBe(true);
+    expect(await repo.run((s) => s.store.shallowCommits())).toEqual(new Set());
+    expect(await repo.run((s) => s.deepen('main', 10))).toBe(false);
   });
 
   it('says a branch does not exist, and that a repository does not exist', async () => {
