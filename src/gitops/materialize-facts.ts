@@ -3,19 +3,23 @@
  * directory parsed at its commit, which of its files changed, and what the results branch
  * records about it. Only the directories Git reports as changed are read.
  */
-import type { ChangeSet } from '../git/changes.ts';
+import type { ChangeSet, DirectoryChange } from '../git/changes.ts';
 import { GitObjectTooLargeError, readingCommit } from '../git/input-limits.ts';
+import type { CommitInfo } from '../git/object-store.ts';
 import type { GitSession } from '../git/repository.ts';
+import type { Logger } from '../log/index.ts';
 import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { RecordedOutcome, ResultsSnapshot } from '../results/results-reader.ts';
 import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { type DirectoryReader, joinPath } from './directory-reader.ts';
 import { ROLLBACK_FILE, TRANSACTION_FILE } from './file-names.ts';
-import { type HeldTransaction, holdParsed } from './held-transaction.ts';
+import type { HeldTransaction } from './held-transaction.ts';
+import { loadDirectory } from './load-directory.ts';
 import { type DirectoryFacts, PHASE_BASELINE } from './materialize-decision.ts';
 import { dnsLabelProblem } from './names.ts';
-import { DEFAULT_LIMITS, type ParseOptions } from './options.ts';
-import { type ParseResult, parseTransactionDirectory } from './parse-directory.ts';
+import { DEFAULT_LIMITS, type ParseOptions, resolveLimits } from './options.ts';
+import type { ParseResult } from './parse-directory.ts';
+import { directoryParser } from './parse-pool.ts';
 import { DEFAULT_POLL_BUDGET, type PollBudget, PollMeter } from './poll-budget.ts';
 import type { PollSignatures, SignatureGate } from './signature-gate.ts';
 import { TreeCache } from './tree-cache.ts';
@@ -36,6 +40,8 @@ export interface FactOptions {
   branch: string;
   /** --verify-signatures: who signed each directory that could be applied or rolled back. */
   gate?: SignatureGate | undefined;
+  /** Told when a big poll parses on a thread of its own (parse-pool.ts), or loses it. */
+  log?: Logger | undefined;
 }
 
 export interface Gathered {
@@ -66,51 +72,91 @@ export async function gatherFacts(
     changes.from !== undefined && changes.history !== 'initial' && changes.history !== 'unknown-base';
   const signatures = await options.gate?.forPoll(session, trees, options.branch);
   let beforeTree = hasBase && changes.from ? (await store.readCommit(changes.from)).tree : undefined;
-  for (const [index, { commit, directories }] of changes.commits.entries()) {
-    const first = index === 0;
-    const read = directories.filter((d) => d.kind !== 'removed');
-    if (!meter.admits(commit.oid, read.length, first)) return { facts: gathered, through };
-    const before = gathered.length;
-    let within = true;
-    const reader = countingReader(trees.reader(commit.tree), (bytes) => {
-      within &&= meter.spend(commit.oid, bytes, first);
-    });
-    for (const change of read) {
-      const parsed = await readingCommit(commit.oid, () =>
-        parseTransactionDirectory(reader, change.path, options.parse, {
-          repository: options.repository,
-          branch: options.branch,
-          commit: commit.oid,
-        }),
-      );
-      if (!within) {
-        gathered.length = before; // this commit waits for the next poll, whole
-        return { facts: gathered, through };
-      }
-      const files = await diffFiles(trees, beforeTree, commit.tree, change.path);
-      const namespace =
-        change.kind === 'modified' && beforeTree !== undefined
-          ? await namespaceAt(trees, beforeTree, change.path, options.parse.policy.defaultNamespace)
-          : parsed.namespace;
-      const fact: GatheredFacts = {
-        path: change.path,
-        name: change.name,
-        kind: change.kind,
-        commit: commit.oid,
-        parsed: holdParsed(parsed),
-        namespace,
-        changedFiles: files.changed,
-        rollbackAdded: files.rollbackAdded,
-        recorded: await recordedOutcome(results, namespace, change.path, change.name),
+  const limits = resolveLimits(options.parse.limits);
+  const count = countRead(changes);
+  const parser = directoryParser(options.parse, count, {
+    onThreadLost: (error) =>
+      options.log?.warn({ err: error }, 'the parse thread stopped: this poll parses on the main thread'),
+  });
+  if (parser.threaded) options.log?.debug({ directories: count }, 'parsing on a thread of its own');
+  try {
+    for (const [index, { commit, directories }] of changes.commits.entries()) {
+      const first = index === 0;
+      const read = directories.filter((d) => d.kind !== 'removed');
+      if (!meter.admits(commit.oid, read.length, first)) return { facts: gathered, through };
+      const before = gathered.length;
+      let within = true;
+      const reader = countingReader(trees.reader(commit.tree), (bytes) => {
+        within &&= meter.spend(commit.oid, bytes, first);
+      });
+      const source = { repository: options.repository, branch: options.branch, commit: commit.oid };
+      const settle = async ({ change, parsed }: Parsing) => {
+        const fact = await directoryFact(trees, results, commit, beforeTree, change, await parsed, options);
+        const signed = signatures && (await signaturesOf(signatures, fact));
+        if (signed) fact.signatures = signed;
+        gathered.push(fact);
       };
-      const signed = signatures && (await signaturesOf(signatures, fact));
-      if (signed) fact.signatures = signed;
-      gathered.push(fact);
+      // The next directories are read while the parser works on earlier ones.
+      const ahead: Parsing[] = [];
+      for (const change of read) {
+        const loaded = await readingCommit(commit.oid, () => loadDirectory(reader, change.path, limits));
+        if (!within) {
+          gathered.length = before; // this commit waits for the next poll, whole
+          return { facts: gathered, through };
+        }
+        const parsed = parser.parse(loaded, source);
+        parsed.catch(() => {}); // awaited by settle; a poll that stops first leaves it behind
+        ahead.push({ change, parsed });
+        if (ahead.length > PARSE_AHEAD) await settle(ahead.shift() as Parsing);
+      }
+      for (const parsing of ahead) await settle(parsing);
+      beforeTree = commit.tree;
+      through = commit.oid;
     }
-    beforeTree = commit.tree;
-    through = commit.oid;
+    return { facts: gathered, through };
+  } finally {
+    await parser.close();
   }
-  return { facts: gathered, through };
+}
+
+/** Directories read and waiting for the parser, besides the one it works on. */
+const PARSE_AHEAD = 8;
+
+interface Parsing {
+  change: DirectoryChange;
+  parsed: Promise<ParseResult<HeldTransaction>>;
+}
+
+function countRead(changes: ChangeSet): number {
+  return changes.commits.reduce((n, c) => n + c.directories.filter((d) => d.kind !== 'removed').length, 0);
+}
+
+/** What the decision needs about one changed directory, parsed at `commit`. */
+async function directoryFact(
+  trees: TreeCache,
+  results: ResultsSnapshot,
+  commit: CommitInfo,
+  beforeTree: string | undefined,
+  change: DirectoryChange,
+  parsed: ParseResult<HeldTransaction>,
+  options: FactOptions,
+): Promise<GatheredFacts> {
+  const files = await diffFiles(trees, beforeTree, commit.tree, change.path);
+  const namespace =
+    change.kind === 'modified' && beforeTree !== undefined
+      ? await namespaceAt(trees, beforeTree, change.path, options.parse.policy.defaultNamespace)
+      : parsed.namespace;
+  return {
+    path: change.path,
+    name: change.name,
+    kind: change.kind,
+    commit: commit.oid,
+    parsed,
+    namespace,
+    changedFiles: files.changed,
+    rollbackAdded: files.rollbackAdded,
+    recorded: await recordedOutcome(results, namespace, change.path, change.name),
+  };
 }
 
 /** What the results branch records about a directory: its outcome, else whether it is baseline. */

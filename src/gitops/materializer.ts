@@ -202,6 +202,7 @@ export class Materializer {
         repository: repository.display,
         branch,
         gate: this.#o.signatures,
+        log: this.#o.log,
       });
       return { kind: 'changes', tip, changes, facts, through };
     });

@@ -149,6 +149,41 @@ describe('bad input', () => {
     expect(names).toEqual(['good']);
   });
 
+  it('treats a commit of many directories, parsed on a thread of its own, as it treats one', async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    const repo = await createTestRepo(git.server);
+    const run = await janus.start({ repo: repo.url, namespace: ns.name });
+    const names = Array.from({ length: 20 }, (_, i) => `many-${String(i).padStart(2, '0')}`);
+    const files = Object.assign(
+      {},
+      ...names.map((name) =>
+        directory(name, { changes: { '10-cm.create.yaml': configMapYaml(`cm-${name}`, { from: name }) } }),
+      ),
+    );
+    files['transactions/many-03/20-broken.create.yaml'] = 'kind: [';
+    await repo.push(files, 'twenty directories, one broken');
+
+    await eventually(async () => {
+      const subjects = await repo.subjects();
+      const committed = subjects.filter((s) => s.endsWith(': Committed (1/1 changes)'));
+      if (committed.length < 19) throw new Error(subjects.join('\n'));
+    });
+    for (const name of names.filter((n) => n !== 'many-03')) {
+      expect(await data(clients.admin, ns.name, `cm-${name}`)).toEqual({ from: name });
+    }
+    expect((await repo.result(ns.name, 'many-03'))?.errors).toEqual([
+      expect.objectContaining({ file: 'transactions/many-03/20-broken.create.yaml', code: 'yaml-syntax' }),
+    ]);
+    // In Git order, as a poll of few directories records them.
+    const recorded = (await repo.subjects())
+      .filter((s) => / (Pending|Rejected) \(/.test(s))
+      .map((s) => s.slice(s.indexOf('/') + 1, s.indexOf(':')));
+    expect(recorded).toEqual(names);
+    const log = await run.logs();
+    expect(log).toContain('parsing on a thread of its own');
+    expect(log).not.toContain('the parse thread stopped');
+  });
+
   it('reports a Transaction the cluster cannot run (unknown target kind) as Failed', async () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     const repo = await createTestRepo(git.server);

@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { holdParsed, holdTransaction, releaseTransaction } from '../../../src/gitops/held-transaction.ts';
 import { parseFiles as parse } from './diagnose.ts';
@@ -57,15 +58,27 @@ describe('a Transaction held while a poll waits to create it', () => {
     expect(released.spec.changes).toHaveLength(2);
   });
 
-  it('holds the spec as text, not as the parsed objects', async () => {
+  it('holds the spec as its JSON deflated, in a block of its own size', async () => {
     const parsed = await parse({
       'transaction.yaml': TRANSACTION_FILE,
       '10-settings.create.yaml': CONFIG_MAP,
+      '20-web.patch.yaml': DEPLOYMENT,
     });
     if (!parsed.ok) throw new Error('expected a valid directory');
     const held = holdTransaction(parsed.transaction);
-    expect(typeof held.specJson).toBe('string');
-    expect(JSON.parse(held.specJson)).toEqual(JSON.parse(JSON.stringify(parsed.transaction.spec)));
+    expect(held.heldSpec).toBeInstanceOf(Uint8Array);
+    // Nothing else kept alive, nothing else copied by a structured clone.
+    expect(held.heldSpec.buffer.byteLength).toBe(held.heldSpec.byteLength);
+    const json = JSON.stringify(parsed.transaction.spec);
+    expect(held.heldSpec.byteLength).toBeLessThan(json.length);
+    expect(inflateRawSync(held.heldSpec).toString('utf8')).toBe(json);
+  });
+
+  it('comes back the same after a structured clone (the parse thread sends it so)', async () => {
+    const parsed = await parse({ 'transaction.yaml': TRANSACTION_FILE, '20-web.patch.yaml': DEPLOYMENT });
+    if (!parsed.ok) throw new Error('expected a valid directory');
+    const cloned = structuredClone(holdTransaction(parsed.transaction));
+    expect(JSON.stringify(releaseTransaction(cloned))).toBe(JSON.stringify(parsed.transaction));
   });
 
   it('leaves a directory that did not parse as it is', async () => {
