@@ -23,7 +23,7 @@ export const PARSE_THREAD_MIN_DIRECTORIES = 16;
 export interface DirectoryParser {
   /** Whether the parses run on a thread of their own. */
   readonly threaded: boolean;
-  parse(directory: LoadedDirectory, source: SourceInfo): Promise<ParseResult<HeldTransaction>>;
+  parse(directory: LoadedDirectory, source?: SourceInfo): Promise<ParseResult<HeldTransaction>>;
   /** Stops the thread, if any; a parse still pending rejects. */
   close(): Promise<void>;
 }
@@ -32,7 +32,7 @@ export interface DirectoryParser {
 export interface ParseRequest {
   id: number;
   directory: LoadedDirectory;
-  source: SourceInfo;
+  source: SourceInfo | undefined;
 }
 
 /** parse-worker.ts's answer: the result, or the stack of what a bug threw. */
@@ -41,6 +41,8 @@ export type ParseReply =
   | { id: number; failure: string; result?: undefined };
 
 export interface ParserOptions {
+  /** Threads for a big parse (default 1): `janus validate` uses one per core, a poll one. */
+  threads?: number;
   /** The thread stopped or could not start: its parses, and the poll's next, run on this one. */
   onThreadLost?: ((error: Error) => void) | undefined;
   /** The worker script; parse-worker.ts unless a test needs one that fails. */
@@ -53,7 +55,24 @@ export function directoryParser(
   directories: number,
   parser: ParserOptions = {},
 ): DirectoryParser {
-  return directories >= PARSE_THREAD_MIN_DIRECTORIES ? threadParser(options, parser) : inlineParser(options);
+  if (directories < PARSE_THREAD_MIN_DIRECTORIES) return inlineParser(options);
+  const threads = Math.max(
+    1,
+    Math.min(parser.threads ?? 1, Math.floor(directories / PARSE_THREAD_MIN_DIRECTORIES)),
+  );
+  if (threads === 1) return threadParser(options, parser);
+  // Each parse to the next thread in turn: directories are alike enough that turns balance them.
+  const members = Array.from({ length: threads }, () => threadParser(options, parser));
+  let turn = 0;
+  return {
+    get threaded() {
+      return members.some((m) => m.threaded);
+    },
+    parse: (directory, source) => (members[turn++ % threads] as DirectoryParser).parse(directory, source),
+    close: async () => {
+      await Promise.all(members.map((m) => m.close()));
+    },
+  };
 }
 
 export function inlineParser(options: ParseOptions): DirectoryParser {
@@ -127,5 +146,5 @@ export function threadParser(options: ParseOptions, parser: ParserOptions = {}):
 /** A parse sent to the thread, kept until answered: a thread lost leaves it to this one. */
 interface Pending extends PromiseWithResolvers<ParseResult<HeldTransaction>> {
   directory: LoadedDirectory;
-  source: SourceInfo;
+  source: SourceInfo | undefined;
 }

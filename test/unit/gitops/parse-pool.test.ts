@@ -49,6 +49,18 @@ describe('parsing a poll on a thread of its own', () => {
     }
   });
 
+  it('spreads a big parse over several threads, each answer still to its own directory', async () => {
+    const directories = await loadDirectories(40);
+    const here = await Promise.all(directories.map((d) => inlineParser(OPTIONS).parse(d, SOURCE)));
+    const parser = directoryParser(OPTIONS, directories.length, { threads: 2 });
+    try {
+      expect(parser.threaded).toBe(true);
+      expect(await Promise.all(directories.map((d) => parser.parse(d, SOURCE)))).toEqual(here);
+    } finally {
+      await parser.close();
+    }
+  });
+
   it('starts a thread only for a poll of many directories', async () => {
     const small = directoryParser(OPTIONS, PARSE_THREAD_MIN_DIRECTORIES - 1);
     const big = directoryParser(OPTIONS, PARSE_THREAD_MIN_DIRECTORIES);
