@@ -55,6 +55,8 @@ interface Entry {
  * file of hundreds of MiB costs its CPU, not its size in memory.
  */
 const STREAM_ABOVE = 4 * 1024 * 1024;
+/** git writes chains of at most 4,095 deltas (pack.depth); a longer one is a crafted pack. */
+const MAX_DELTA_DEPTH = 10_000;
 
 /** Indexes `pack`, a whole pack file; throws ProtocolError for anything malformed. */
 export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<IndexedPack> {
@@ -91,15 +93,33 @@ export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<Inde
     at = entry.data + compressed;
   }
   if (at !== body) throw broken(`${body - at} bytes follow the pack's last object`);
-  // Deltas, each after its base: ofs-deltas point back; a ref-delta may name a later object.
-  let unresolved = entries.filter((e) => e.oid === undefined);
-  while (unresolved.length > 0) {
-    const left = unresolved.filter((entry) => !objects.resolveAndName(entry));
-    if (left.length === unresolved.length)
-      throw broken(`the base of the delta at offset ${left[0]?.offset} is not in the pack`);
-    unresolved = left;
-  }
+  resolveDeltas(entries, objects);
   return { checksum, idx: writeIndex(entries, pack.subarray(body)), objects: count };
+}
+
+/**
+ * Names every delta, in pack order: an ofs-delta's base comes before it. A ref-delta may name an
+ * object named only later: it waits for that one, and is taken up again once it is named (each
+ * delta is taken up at most twice, whatever order a hostile pack puts them in).
+ */
+function resolveDeltas(entries: readonly Entry[], objects: Resolver): void {
+  const pending = entries.filter((e) => e.oid === undefined).reverse();
+  const waiting = new Map<string, Entry[]>();
+  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
+    if (entry.oid !== undefined) continue;
+    const outcome = objects.resolveAndName(entry);
+    if ('missing' in outcome) {
+      const list = waiting.get(outcome.missing);
+      if (list) list.push(entry);
+      else waiting.set(outcome.missing, [entry]);
+      continue;
+    }
+    for (const dependent of waiting.get(outcome.oid) ?? []) pending.push(dependent);
+    waiting.delete(outcome.oid);
+  }
+  const [missing, [first] = []] = [...waiting][0] ?? [];
+  if (missing !== undefined)
+    throw broken(`the base ${missing} of the delta at offset ${first?.offset} is not in the pack`);
 }
 
 /** The entry at `offset`, from its header (its CRC-32 is the caller's to fill in). */
@@ -176,8 +196,10 @@ class Resolver {
     return inflateAt(this.#pack, entry.data, this.#pack.length - 20, entry.size, entry.offset).content;
   }
 
-  name(entry: Entry, content: Buffer, type = entry.type): void {
-    this.named(entry, createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex'));
+  name(entry: Entry, content: Buffer, type = entry.type): string {
+    const oid = createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+    this.named(entry, oid);
+    return oid;
   }
 
   named(entry: Entry, oid: string): void {
@@ -185,20 +207,19 @@ class Resolver {
     if (!this.#byOid.has(oid)) this.#byOid.set(oid, entry);
   }
 
-  /** Names a delta entry; false when its base is a ref-delta's not yet named. */
-  resolveAndName(entry: Entry): boolean {
+  /** Names a delta entry; else says which base it waits for (not named yet, or not there). */
+  resolveAndName(entry: Entry): { oid: string } | { missing: string } {
     const resolved = this.#resolve(entry);
-    if (!resolved) return false;
-    this.name(entry, resolved.content, resolved.type);
-    return true;
+    if ('missing' in resolved) return resolved;
+    return { oid: this.name(entry, resolved.content, resolved.type) };
   }
 
-  #resolve(entry: Entry): { type: ObjectType; content: Buffer } | undefined {
+  #resolve(entry: Entry): { type: ObjectType; content: Buffer } | { missing: string } {
     // The chain down to an object kept or whole, then each delta applied on the way back up.
     const chain: Entry[] = [];
-    let at: Entry | undefined = entry;
-    let resolved: { type: ObjectType; content: Buffer } | undefined;
-    while (at) {
+    let at: Entry = entry;
+    let resolved: { type: ObjectType; content: Buffer };
+    for (;;) {
       const kept = this.#kept.get(at.offset);
       if (kept) {
         resolved = kept;
@@ -210,17 +231,18 @@ class Resolver {
         break;
       }
       chain.push(at);
-      const base: number | string | undefined = at.base;
-      at =
-        typeof base === 'number'
-          ? this.#byOffset.get(base)
-          : base === undefined
-            ? undefined
-            : this.#byOid.get(base);
-      if (!at) return undefined;
-      if (chain.length > this.#byOffset.size) throw broken(`a delta chain at offset ${entry.offset} loops`);
+      if (chain.length > MAX_DELTA_DEPTH)
+        throw broken(`the delta chain at offset ${entry.offset} is deeper than ${MAX_DELTA_DEPTH}`);
+      const base = at.base;
+      const next = typeof base === 'number' ? this.#byOffset.get(base) : this.#byOid.get(String(base));
+      if (next === undefined) {
+        if (typeof base === 'string') return { missing: base };
+        throw broken(
+          `the delta at offset ${at.offset} names a base at offset ${base}, where no object starts`,
+        );
+      }
+      at = next;
     }
-    if (!resolved) return undefined;
     for (const delta of chain.reverse()) {
       const instructions = this.whole(delta);
       const sizes = deltaSizes(instructions);
@@ -262,7 +284,9 @@ function inflateAt(
     result = inflateSync(pack.subarray(data, body), {
       info: true,
       maxOutputLength: Math.max(size, 1),
-      chunkSize: Math.max(size + 1, 64),
+      // Sized to the object, so nothing larger is kept alive; in 1 MiB steps above STREAM_ABOVE,
+      // so a size the header only claims costs nothing before the data is there.
+      chunkSize: size < STREAM_ABOVE ? Math.max(size + 1, 64) : 1024 * 1024,
     }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
   } catch (error) {
     throw broken(`the object at offset ${offset} does not inflate (${(error as Error).message})`);

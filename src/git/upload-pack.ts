@@ -29,6 +29,8 @@ const V2_HEADER = { 'git-protocol': 'version=2' };
 const MAX_ADVERTISEMENT_BYTES = 1024 * 1024;
 const MAX_LS_REFS_BYTES = 16 * 1024 * 1024;
 const OID = /^[0-9a-f]{40}$/;
+/** Shallow-info lines taken from one fetch: a shallow fetch of one branch has a handful. */
+const MAX_SHALLOW_LINES = 100_000;
 
 /** The server's version 2 capabilities; undefined when it answers in version 0 or 1. */
 export async function discoverV2(endpoint: UploadPackEndpoint): Promise<Capabilities | undefined> {
@@ -158,6 +160,8 @@ async function sectionLine(
     const [kind, oid = ''] = line.toString('utf8').trimEnd().split(' ');
     if (!OID.test(oid) || (kind !== 'shallow' && kind !== 'unshallow'))
       throw new ProtocolError('a malformed shallow-info line');
+    if (result.shallow.length + result.unshallow.length >= MAX_SHALLOW_LINES)
+      throw new ProtocolError(`the server sent more than ${MAX_SHALLOW_LINES} shallow-info lines`);
     (kind === 'shallow' ? result.shallow : result.unshallow).push(oid);
   }
 }

@@ -5,11 +5,11 @@
  * reads the next directories from Git; a small poll parses here, where starting a thread would
  * cost more than it saves. Both run parseLoadedDirectory on the same loaded files.
  *
- * A commit adding 400 directories (npm run bench -- cli, 2026-11-26): until its last Transaction
- * is created in ~3.4 s against ~4.2 s, the controller's thread free of the parse. The thread
- * costs ~30 MiB while it runs (a Node environment, ~18 MiB, and the parser's modules, ~13 MiB),
- * less what the parse's garbage no longer takes on this thread's heap: the poll's peak ~143
- * against ~134 MiB.
+ * A commit adding 400 directories (npm run bench -- cli, 2026-11-26, with the fetch of
+ * upload-pack.ts): its last Transaction created after 3.6-3.8 s against 4.2 s, the controller's
+ * thread free of the parse. The thread costs ~30 MiB while it runs (a Node environment, ~18 MiB,
+ * and the parser's modules, ~13 MiB), less what the parse's garbage no longer takes on this
+ * thread's heap: the poll's peak 145-148 against 133 MiB.
  */
 import { Worker } from 'node:worker_threads';
 import { type HeldTransaction, holdParsed } from './held-transaction.ts';

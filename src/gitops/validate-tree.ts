@@ -73,8 +73,8 @@ async function validateAll(
   // many (parse-pool.ts), as a poll parses them. The window bounds what is held in memory at
   // once; results keep the sorted order.
   const directories: DirectoryValidation[] = new Array(names.length);
-  // A one-shot command on a CI runner: every core parses.
-  const parser = directoryParser(options, names.length, { threads: availableParallelism() });
+  // A one-shot command on a CI runner: every core parses, up to four threads (~30 MiB each).
+  const parser = directoryParser(options, names.length, { threads: Math.min(availableParallelism(), 4) });
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < names.length; i = next++) {

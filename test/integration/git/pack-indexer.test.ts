@@ -2,6 +2,7 @@
  * Indexing a fetched pack (src/git/pack-indexer.ts) against git's own index-pack: the same
  * .idx, byte for byte, for packs whose deltas point back by offset and by object id.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,17 @@ describe('indexing a fetched pack', () => {
     expect(indexed.objects).toBe(pack.readUInt32BE(8));
     expect(indexed.checksum).toBe(pack.subarray(-20).toString('hex'));
     expect(indexed.idx.equals(idx)).toBe(true);
+  });
+
+  it('refuses a thin pack: a delta whose base is not in it', async () => {
+    // The second commit's objects, its big.txt a delta on the first's, which the pack leaves out.
+    const thin = spawnSync('git', ['pack-objects', '-q', '--thin', '--stdout', '--revs'], {
+      cwd: work,
+      input: 'HEAD~28\n^HEAD~29\n',
+    });
+    await expect(indexPack(thin.stdout, LIMITS)).rejects.toThrow(
+      /the base [0-9a-f]{40} of the delta at offset \d+ is not in the pack/,
+    );
   });
 
   it('refuses a pack cut short, one altered, and one whose object claims too many bytes', async () => {
