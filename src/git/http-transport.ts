@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { type HttpClient } from 'isomorphic-git';
 import type { CredentialsProvider } from './auth.ts';
@@ -239,6 +239,24 @@ function trackingRef(branch: string): string {
   return `refs/remotes/${REMOTE}/${branch}`;
 }
 
+/** Names a fetch's pack before it is indexed and renamed (pack-<checksum>.pack). */
+const TEMPORARY_PACK = 'tmp-fetch-';
+/** A temporary file untouched this long was left by a fetch that was killed. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes what fetches killed mid-way left: up to a pack's worth of disk each. Only files an hour
+ * old: another process sharing the cache (`janus history` beside `janus run`) may be writing one.
+ */
+async function removeAbandoned(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith(TEMPORARY_PACK) && !name.endsWith('.tmp')) continue;
+    const path = join(dir, name);
+    const modified = (await stat(path).catch(() => undefined))?.mtimeMs;
+    if (modified !== undefined && Date.now() - modified > ABANDONED_AFTER_MS) await rm(path, { force: true });
+  }
+}
+
 /** A version 2 server that lists refs and fetches shallow, in SHA-1: Janus fetches itself. */
 function speaksFetch(capabilities: Capabilities | undefined): boolean {
   if (!capabilities?.has('ls-refs')) return false;
@@ -260,7 +278,8 @@ async function fetchInto(
 ): Promise<void> {
   const dir = join(store.gitdir, 'objects', 'pack');
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `tmp-fetch-${randomUUID()}.pack`);
+  await removeAbandoned(dir);
+  const file = join(dir, `${TEMPORARY_PACK}${randomUUID()}.pack`);
   try {
     const fetched = await fetchPack(endpoint, request, file);
     if (fetched.packBytes > 0) {

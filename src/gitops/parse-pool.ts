@@ -108,7 +108,8 @@ export function threadParser(options: ParseOptions, parser: ParserOptions = {}):
     pending.clear();
   };
   try {
-    worker = new Worker(parser.worker ?? WORKER_URL, { name: 'janus-parse', workerData: options });
+    // No environment: the parse reads none, and the thread need not hold the Git credentials.
+    worker = new Worker(parser.worker ?? WORKER_URL, { name: 'janus-parse', workerData: options, env: {} });
   } catch (error) {
     parser.onThreadLost?.(error instanceof Error ? error : new Error(String(error)));
     return inline;

@@ -1,6 +1,6 @@
 /** Incremental fetching over real smart HTTP (git http-backend), measured at the server. */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -117,6 +117,31 @@ describe('fetching the watched branch', () => {
     expect(await repo.run((s) => s.deepen('main', 10))).toBe(true);
     expect(await repo.run((s) => s.store.shallowCommits())).toEqual(new Set());
     expect(await repo.run((s) => s.deepen('main', 10))).toBe(false);
+  });
+
+  it('removes the temporary pack a killed fetch left, once it is an hour old', async () => {
+    const bare = await server.createRepo('abandoned');
+    await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
+    const cache = await cacheDir();
+    const repo = await GitRepository.open({ location: server.url('abandoned'), cacheDir: cache });
+    await repo.fetchBranch('main');
+    const packDir = join(
+      cache,
+      ...((await readdir(cache, { recursive: true }))
+        .find((p) => p.endsWith(join('objects', 'pack')))
+        ?.split('/') ?? []),
+    );
+    const old = join(packDir, 'tmp-fetch-killed.pack');
+    const fresh = join(packDir, 'tmp-fetch-running.pack');
+    await writeFile(old, 'PACK');
+    await writeFile(fresh, 'PACK');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await utimes(old, twoHoursAgo, twoHoursAgo);
+    const next = await pushCommit(bare, 'main', { 'transactions/b/transaction.yaml': 'x: 2\n' });
+    expect(await repo.fetchBranch('main')).toBe(next);
+    const left = await readdir(packDir);
+    expect(left).not.toContain('tmp-fetch-killed.pack');
+    expect(left).toContain('tmp-fetch-running.pack');
   });
 
   it('says a branch does not exist, and that a repository does not exist', async () => {

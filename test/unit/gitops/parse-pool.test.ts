@@ -92,6 +92,21 @@ describe('parsing a poll on a thread of its own', () => {
     }
   });
 
+  it('gives the thread no environment: it never holds the Git credentials', async () => {
+    const [directory] = await loadDirectories(1);
+    if (!directory) throw new Error('no directory');
+    process.env.JANUS_GIT_TOKEN_FOR_TEST = 'secret';
+    const parser = threadParser(OPTIONS, {
+      worker: new URL('./fixtures/parse-worker-env.mjs', import.meta.url),
+    });
+    try {
+      await expect(parser.parse(directory, SOURCE)).rejects.toThrow(/failed: \[\]$/);
+    } finally {
+      delete process.env.JANUS_GIT_TOKEN_FOR_TEST;
+      await parser.close();
+    }
+  });
+
   it('rejects what is still pending when the poll closes it, and reports no loss', async () => {
     const [directory] = await loadDirectories(1);
     if (!directory) throw new Error('no directory');
