@@ -10,6 +10,7 @@
 
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { FLUSH, ProtocolError, pktLine } from './receive-pack-protocol.ts';
 import { expectMediaType, readBody } from './smart-http.ts';
@@ -100,16 +101,23 @@ export async function fetchPack(
   ];
   const res = await post(endpoint, 'fetch', args);
   const out = createWriteStream(packFile);
+  // A failed write (a full disk) is kept and thrown here, never left as an unhandled 'error'.
+  let failed: Error | undefined;
+  out.on('error', (error) => {
+    failed ??= error;
+  });
   const result: FetchedPack = { shallow: [], unshallow: [], packBytes: 0 };
   try {
     await readFetchResponse(res, result, async (data) => {
+      if (failed) throw failed;
       result.packBytes += data.length;
       if (!out.write(data)) await once(out, 'drain');
     });
   } finally {
     out.end();
-    await once(out, 'close');
+    await finished(out).catch(() => {});
   }
+  if (failed) throw failed;
   return result;
 }
 

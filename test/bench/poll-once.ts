@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDist } from '../support/build.ts';
 import { git, startGitServer } from '../support/git-server.ts';
+import { useScratchTmp } from '../support/scratch-tmp.ts';
 import { makeKey, signerLine, signingConfig, type TestKey } from '../support/ssh-signing.ts';
 import { writeBigRepository, writeDirectory } from './fixtures/big-repository.ts';
 import type { PollSample } from './git-poll-worker.ts';
@@ -28,6 +29,7 @@ const perCommit = own.includes('--commits');
 const verify = own.includes('--verify-signatures');
 const flags = dash >= 0 ? process.argv.slice(dash + 1) : [];
 buildDist(); // the worker runs the compiled modules, as janus run does
+const removeScratch = useScratchTmp('poll-once'); // the key, the repositories, the worker's cache
 const key = makeKey('ed25519', 'bench');
 const sign = signingConfig(key);
 const scratch = await mkdtemp(join(tmpdir(), 'janus-poll-once-'));
@@ -84,6 +86,7 @@ try {
 } finally {
   await server.stop();
   await rm(scratch, { recursive: true, force: true });
+  removeScratch();
 }
 
 async function allowedSigners(dir: string, signer: TestKey): Promise<string> {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, GitAccessError, GitCredentials, GitRepository } from '../../../src/git/index.ts';
+import { fetchPack } from '../../../src/git/upload-pack.ts';
 import { type GitServer, pushCommit, startGitServer } from '../../support/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
@@ -142,6 +143,16 @@ describe('fetching the watched branch', () => {
     const left = await readdir(packDir);
     expect(left).not.toContain('tmp-fetch-killed.pack');
     expect(left).toContain('tmp-fetch-running.pack');
+  });
+
+  it('fails a fetch whose pack cannot be written, naming why, and nothing else', async () => {
+    const bare = await server.createRepo('unwritable');
+    const tip = await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
+    const endpoint = { http: createHttpClient(), url: server.url('unwritable'), headers: () => ({}) };
+    const notAFile = await mkdtemp(join(scratch, 'not-a-file-'));
+    await expect(fetchPack(endpoint, { want: tip, haves: [], shallow: new Set() }, notAFile)).rejects.toThrow(
+      /EISDIR/,
+    );
   });
 
   it('says a branch does not exist, and that a repository does not exist', async () => {
