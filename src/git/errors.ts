@@ -65,6 +65,15 @@ export class HttpTimeoutError extends Error {
   }
 }
 
+/** Raised by limitDuration when one fetch takes longer than its deadline, however steady its bytes. */
+export class FetchDeadlineError extends HttpTimeoutError {
+  constructor(url: string, ms: number) {
+    super(url, ms);
+    this.message = `${url}: the fetch took longer than ${ms / 1000}s in all and was stopped (a server that sends its answer a few bytes at a time); it is tried again at the next poll`;
+    this.name = 'FetchDeadlineError';
+  }
+}
+
 /** Raised by limitResponseBytes when one fetch brings more than its limit. */
 export class FetchTooLargeError extends Error {
   readonly limit: number;

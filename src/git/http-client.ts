@@ -10,7 +10,7 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { http, https } from '../node-builtins.ts';
-import { FetchTooLargeError, HttpTimeoutError } from './errors.ts';
+import { FetchDeadlineError, FetchTooLargeError, HttpTimeoutError } from './errors.ts';
 
 export interface HttpExchange {
   method: string;
@@ -248,6 +248,41 @@ export function limitResponseBytes(http: HttpClient, maxBytes: number): HttpClie
         throw new FetchTooLargeError(maxBytes);
       }
       return { ...res, ...(res.body && { body: counted(res.body) }) };
+    },
+  };
+}
+
+/**
+ * `http` with a deadline: every request made through the returned client, bodies included, must
+ * end within `ms` of its creation, so one per operation bounds how long a fetch holds the
+ * repository's queue (the idle timeout alone lets a server keep a fetch alive for ever by
+ * sending a byte a minute). Past it, the connection is closed and the request fails with a
+ * FetchDeadlineError.
+ */
+export function limitDuration(http: HttpClient, ms: number): HttpClient {
+  const deadline = AbortSignal.timeout(ms);
+  const failure = (url: string, error: unknown) =>
+    deadline.aborted ? new FetchDeadlineError(url, ms) : error;
+  async function* guarded(
+    url: string,
+    body: AsyncIterableIterator<Uint8Array>,
+  ): AsyncIterableIterator<Uint8Array> {
+    try {
+      yield* body;
+    } catch (error) {
+      throw failure(url, error);
+    }
+  }
+  return {
+    async request(req: GitHttpRequest): Promise<GitHttpResponse> {
+      if (deadline.aborted) throw new FetchDeadlineError(req.url, ms);
+      const signal = req.signal ? AbortSignal.any([req.signal as AbortSignal, deadline]) : deadline;
+      try {
+        const res = await http.request({ ...req, signal });
+        return { ...res, ...(res.body && { body: guarded(req.url, res.body) }) };
+      } catch (error) {
+        throw failure(req.url, error);
+      }
     },
   };
 }

@@ -13,12 +13,13 @@ import { join } from 'node:path';
 import git, { type HttpClient } from 'isomorphic-git';
 import type { CredentialsProvider } from './auth.ts';
 import { toGitAccessError } from './errors.ts';
-import { limitResponseBytes } from './http-client.ts';
+import { acceptedShallow, missingObject } from './fetch-connectivity.ts';
+import { limitDuration, limitResponseBytes } from './http-client.ts';
 import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import type { ObjectStore } from './object-store.ts';
 import { indexPack } from './pack-indexer.ts';
 import type { PackObject } from './pack-writer.ts';
-import { DELTA_BASE_CACHE_BYTES } from './packed-object.ts';
+import { ProtocolError } from './receive-pack-protocol.ts';
 import { pushPack } from './smart-http-push.ts';
 import type { Transport } from './transport.ts';
 import {
@@ -31,6 +32,11 @@ import {
 } from './upload-pack.ts';
 
 const REMOTE = 'origin';
+/**
+ * How long one fetch (or deepen) may take in all: --max-fetch-bytes (64 MiB by default) at
+ * ~110 KiB/s. Each chunk must also come within the client's idle timeout (60 s).
+ */
+const FETCH_DEADLINE_MS = 10 * 60 * 1000;
 
 export class HttpTransport implements Transport {
   readonly display: string;
@@ -53,11 +59,10 @@ export class HttpTransport implements Transport {
     this.#maxFetchBytes = maxFetchBytes;
   }
 
-  /** The HTTP client for one fetch: a fresh byte budget each time. */
+  /** The HTTP client for one fetch: a fresh byte budget and deadline each time. */
   #fetchClient(): HttpClient {
-    return this.#maxFetchBytes === undefined
-      ? this.#http
-      : limitResponseBytes(this.#http, this.#maxFetchBytes);
+    const http = limitDuration(this.#http, FETCH_DEADLINE_MS);
+    return this.#maxFetchBytes === undefined ? http : limitResponseBytes(http, this.#maxFetchBytes);
   }
 
   /** Creates the cache gitdir on first use. */
@@ -282,14 +287,28 @@ async function fetchInto(
   const file = join(dir, `${TEMPORARY_PACK}${randomUUID()}.pack`);
   try {
     const fetched = await fetchPack(endpoint, request, file);
-    if (fetched.packBytes > 0) {
-      const indexed = await indexPack(await readFile(file), {
-        maxObjectBytes: GIT_INPUT_LIMITS.maxFetchedObjectBytes,
-        baseCacheBytes: DELTA_BASE_CACHE_BYTES,
-      });
-      if (indexed.objects > 0) await store.addPack(file, indexed.checksum, indexed.idx);
-    }
-    await store.updateShallow(fetched.shallow, fetched.unshallow);
+    const indexed =
+      fetched.packBytes > 0
+        ? await indexPack(await readFile(file), {
+            maxObjectBytes: GIT_INPUT_LIMITS.maxFetchedObjectBytes,
+            maxDeltaBytes: GIT_INPUT_LIMITS.maxFetchedDeltaBytes,
+            maxHeldBytes: GIT_INPUT_LIMITS.maxFetchedHeldBytes,
+            maxInflatedBytes: GIT_INPUT_LIMITS.maxFetchedInflatedBytes,
+          })
+        : undefined;
+    const objects = indexed ?? { oids: new Set<string>(), links: { named: new Map(), parents: new Map() } };
+    const has = (oid: string) => store.hasObject(oid);
+    const shallow = await acceptedShallow(fetched, objects, has, async (oid) =>
+      (await has(oid)) ? (await store.readCommit(oid)).parents : undefined,
+    );
+    const shallowAfter = await store.shallowCommits();
+    for (const oid of shallow.shallow) shallowAfter.add(oid);
+    for (const oid of shallow.unshallow) shallowAfter.delete(oid);
+    const missing = await missingObject(request.want, objects, shallowAfter, has);
+    if (missing !== undefined)
+      throw new ProtocolError(`the server's answer to the fetch lacks ${missing}; nothing of it was kept`);
+    if (indexed && indexed.objects > 0) await store.addPack(file, indexed.checksum, indexed.idx);
+    await store.updateShallow(shallow.shallow, shallow.unshallow);
   } finally {
     await rm(file, { force: true });
   }

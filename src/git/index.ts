@@ -19,6 +19,7 @@ export {
   listChanges,
 } from './changes.ts';
 export {
+  FetchDeadlineError,
   FetchTooLargeError,
   formatBytes,
   GitAccessError,

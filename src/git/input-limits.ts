@@ -28,6 +28,21 @@ export const GIT_INPUT_LIMITS = {
    * over 100 MiB), while a pack whose object claims more fails the fetch before it is inflated.
    */
   maxFetchedObjectBytes: 1024 * MiB,
+  /**
+   * The largest delta of a fetched pack, its base or its result: resolving one holds all three
+   * in memory. git makes no delta of files over 512 MiB (core.bigFileThreshold); one between 64
+   * and 512 MiB fails the fetch, naming it, rather than a controller under a 512 MiB limit.
+   */
+  maxFetchedDeltaBytes: 64 * MiB,
+  /** Bases held at once while their deltas are applied: the branch points of one delta tree. */
+  maxFetchedHeldBytes: 128 * MiB,
+  /**
+   * All of a fetched pack's objects inflated and its deltas applied, together: bounds the CPU a
+   * pack of a few MiB costs (zlib bombs, a small delta copying a large base many times), at
+   * ~1 GB/s ~4 s a fetch. A pack a forge sends for a GitOps repository inflates to a few times
+   * its size, and a fetch brings at most --max-fetch-bytes (64 MiB by default).
+   */
+  maxFetchedInflatedBytes: 4096 * MiB,
 } as const;
 
 /**

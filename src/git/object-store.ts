@@ -4,6 +4,7 @@
  * and dropped afterwards, so memory does not grow across polls. `close()` ends the operation: it
  * closes the pack files kept open for reading object headers (object-read-cache.ts).
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
@@ -160,6 +161,7 @@ export class ObjectStore {
   async hasObject(oid: string): Promise<boolean> {
     // From the pack indexes or the loose object's header: isomorphic-git would read the whole
     // pack holding it into memory, and keep it there for the operation.
+    if ((await this.#reads.findPacked(oid)) !== undefined) return true;
     if ((await this.objectSize(oid)) !== undefined) return true;
     try {
       await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
@@ -234,14 +236,16 @@ export class ObjectStore {
     for (const oid of unshallow) commits.delete(oid);
     const file = join(this.gitdir, 'shallow');
     if (commits.size === 0) return fs.promises.rm(file, { force: true });
+    // A name of its own: another process sharing the cache may be writing the file too.
+    const temporary = `${file}.${randomUUID()}.tmp`;
     await fs.promises.writeFile(
-      `${file}.tmp`,
+      temporary,
       [...commits]
         .sort()
         .map((oid) => `${oid}\n`)
         .join(''),
     );
-    await fs.promises.rename(`${file}.tmp`, file);
+    await fs.promises.rename(temporary, file);
   }
 
   async shallowCommits(): Promise<Set<string>> {

@@ -6,7 +6,13 @@
  * concatenation), up to 32 MiB of inflated objects kept, and each object hashed through
  * WebCrypto (a thread-pool round trip per object): a 13 MB pack of 400 directories raised a
  * poll's peak by ~45 MiB and spent half of its ~0.7 s waiting. Here the pack is read once from
- * disk, objects are hashed in this thread, and inflated delta bases are kept within a budget.
+ * disk and objects are hashed in this thread, each built once (deltas applied from their base
+ * down, depth first), with the event loop given back every few milliseconds.
+ *
+ * The pack comes from a server tenants push to, so what it may cost is bounded before it is
+ * spent (IndexLimits): a pack of 17 KB (an 8 MiB base and 400 small deltas on it) took 4.9 s of
+ * one synchronous stretch when each delta rebuilt its base, and a chain of 100 deltas of 3 MiB
+ * 11.7 s; now 0.24 s and 0.73 s, in slices of at most ~50 ms.
  */
 import { createHash } from 'node:crypto';
 import { finished } from 'node:stream/promises';
@@ -29,13 +35,29 @@ export interface IndexedPack {
   /** The version 2 index. */
   idx: Buffer;
   objects: number;
+  /** Every object the pack holds. */
+  oids: ReadonlySet<string>;
+  /** What its trees and commits name: checked against the pack and the store before use. */
+  links: ObjectLinks;
+}
+
+/** The objects a pack's trees and commits name (fetch-connectivity.ts checks them). */
+export interface ObjectLinks {
+  /** Each object named by a tree entry or as a commit's tree, and one object naming it. */
+  named: Map<string, string>;
+  /** Each commit of the pack and its parents. */
+  parents: Map<string, string[]>;
 }
 
 export interface IndexLimits {
   /** The largest object inflated (bytes); a larger one fails the fetch. */
   maxObjectBytes: number;
-  /** Inflated delta bases kept while resolving (bytes). */
-  baseCacheBytes: number;
+  /** The largest delta, delta base or delta result, each resolved in memory (bytes). */
+  maxDeltaBytes: number;
+  /** Bases held at once while their deltas are applied (bytes): one chain's branch points. */
+  maxHeldBytes: number;
+  /** All the pack's objects and deltas inflated and applied, together (bytes): its CPU. */
+  maxInflatedBytes: number;
 }
 
 interface Entry {
@@ -57,8 +79,10 @@ interface Entry {
 const STREAM_ABOVE = 4 * 1024 * 1024;
 /** git writes chains of at most 4,095 deltas (pack.depth); a longer one is a crafted pack. */
 const MAX_DELTA_DEPTH = 10_000;
+/** Indexing gives the event loop back this often (ms): the controller shares the thread. */
+const SLICE_MS = 10;
 
-/** Indexes `pack`, a whole pack file; throws ProtocolError for anything malformed. */
+/** Indexes `pack`, a whole pack file; throws ProtocolError for anything malformed or too costly. */
 export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<IndexedPack> {
   if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK') throw broken('no pack header');
   const version = pack.readUInt32BE(4);
@@ -69,57 +93,178 @@ export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<Inde
   if (createHash('sha1').update(pack.subarray(0, body)).digest('hex') !== checksum)
     throw broken('the pack does not match its checksum');
 
+  const work = new Work(limits);
+  const links: ObjectLinks = { named: new Map(), parents: new Map() };
   const entries: Entry[] = [];
-  const byOffset = new Map<number, Entry>();
-  const byOid = new Map<string, Entry>();
-  const objects = new Resolver(pack, byOffset, byOid, limits);
   let at = 12;
   for (let i = 0; i < count; i++) {
     if (at >= body) throw broken(`the pack ends after ${i} of its ${count} objects`);
     const entry = readEntry(pack, at, body, limits);
     entries.push(entry);
-    byOffset.set(entry.offset, entry);
     let compressed: number;
     if (entry.type !== undefined && entry.size > STREAM_ABOVE) {
+      work.spend(entry.size, entry);
+      // Hashed as it inflates, never held: what a tree or commit this large names is not checked.
       const streamed = await hashInflating(pack, entry, body);
-      objects.named(entry, streamed.oid);
+      entry.oid = streamed.oid;
       compressed = streamed.compressed;
     } else {
       const inflated = inflateAt(pack, entry.data, body, entry.size, entry.offset);
-      if (entry.type !== undefined) objects.name(entry, inflated.content);
+      if (entry.type !== undefined) {
+        work.spend(entry.size, entry);
+        entry.oid = objectId(entry.type, inflated.content);
+        addLinks(links, entry.type, entry.oid, inflated.content);
+      } else {
+        // Inflated now and again when applied, and its result built: counted before any of it.
+        const result = deltaSizes(inflated.content)?.result ?? 0;
+        if (result > limits.maxDeltaBytes) throw tooLargeDelta(entry.offset, 'result', result, limits);
+        work.spend(2 * entry.size + result, entry);
+      }
       compressed = inflated.compressed;
     }
     entry.crc = crc32(pack.subarray(entry.offset, entry.data + compressed));
     at = entry.data + compressed;
+    await work.slice();
   }
   if (at !== body) throw broken(`${body - at} bytes follow the pack's last object`);
-  resolveDeltas(entries, objects);
-  return { checksum, idx: writeIndex(entries, pack.subarray(body)), objects: count };
+  await resolveDeltas(pack, entries, work, links);
+  return {
+    checksum,
+    idx: writeIndex(entries, pack.subarray(body)),
+    objects: count,
+    oids: new Set(entries.map((e) => e.oid ?? '')),
+    links,
+  };
+}
+
+/** What indexing has cost so far, against the limits; and when to give the event loop back. */
+class Work {
+  readonly limits: IndexLimits;
+  #inflated = 0;
+  #sliceStart = performance.now();
+
+  constructor(limits: IndexLimits) {
+    this.limits = limits;
+  }
+
+  spend(bytes: number, entry: Entry): void {
+    this.#inflated += bytes;
+    if (this.#inflated > this.limits.maxInflatedBytes)
+      throw new ProtocolError(
+        `the fetched pack inflates to more than ${this.limits.maxInflatedBytes} bytes (at offset ${entry.offset}); Janus indexes packs of at most that`,
+      );
+  }
+
+  async slice(): Promise<void> {
+    if (performance.now() - this.#sliceStart < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.#sliceStart = performance.now();
+  }
+}
+
+/** A base whose deltas are being applied: held until its last one is. */
+interface Frame {
+  type: ObjectType;
+  content: Buffer;
+  deltas: Entry[];
+  next: number;
+  depth: number;
 }
 
 /**
- * Names every delta, in pack order: an ofs-delta's base comes before it. A ref-delta may name an
- * object named only later: it waits for that one, and is taken up again once it is named (each
- * delta is taken up at most twice, whatever order a hostile pack puts them in).
+ * Names every delta as `git index-pack` does: from each whole object down through the deltas on
+ * it, depth first, so each object is built once, whatever order or fan-out a hostile pack has.
  */
-function resolveDeltas(entries: readonly Entry[], objects: Resolver): void {
-  const pending = entries.filter((e) => e.oid === undefined).reverse();
-  const waiting = new Map<string, Entry[]>();
-  for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
-    if (entry.oid !== undefined) continue;
-    const outcome = objects.resolveAndName(entry);
-    if ('missing' in outcome) {
-      const list = waiting.get(outcome.missing);
-      if (list) list.push(entry);
-      else waiting.set(outcome.missing, [entry]);
-      continue;
-    }
-    for (const dependent of waiting.get(outcome.oid) ?? []) pending.push(dependent);
-    waiting.delete(outcome.oid);
+async function resolveDeltas(
+  pack: Buffer,
+  entries: readonly Entry[],
+  work: Work,
+  links: ObjectLinks,
+): Promise<void> {
+  const deltas = new DeltasOn(entries);
+  for (const root of entries) {
+    if (root.type === undefined) continue;
+    const onRoot = deltas.take(root);
+    if (onRoot.length > 0) await resolveTree(root, root.type, onRoot, { pack, deltas, work, links });
   }
-  const [missing, [first] = []] = [...waiting][0] ?? [];
-  if (missing !== undefined)
-    throw broken(`the base ${missing} of the delta at offset ${first?.offset} is not in the pack`);
+  const unresolved = entries.find((e) => e.oid === undefined);
+  if (unresolved === undefined) return;
+  // Its chain ends in a ref-delta whose base is not here (or in a cycle of ref-deltas).
+  const byOffset = new Map(entries.map((e) => [e.offset, e]));
+  let at: Entry = unresolved;
+  for (let hops = 0; typeof at.base === 'number' && hops < entries.length; hops++)
+    at = byOffset.get(at.base) ?? at;
+  throw broken(`the base ${String(at.base)} of the delta at offset ${at.offset} is not in the pack`);
+}
+
+/** The deltas on each base, by its offset or id; each taken once, when its base is named. */
+class DeltasOn {
+  readonly #on = new Map<number | string, Entry[]>();
+
+  constructor(entries: readonly Entry[]) {
+    const starts = new Set(entries.map((e) => e.offset));
+    for (const entry of entries) {
+      if (entry.base === undefined) continue;
+      if (typeof entry.base === 'number' && !starts.has(entry.base))
+        throw broken(
+          `the delta at offset ${entry.offset} names a base at offset ${entry.base}, where no object starts`,
+        );
+      const list = this.#on.get(entry.base);
+      if (list) list.push(entry);
+      else this.#on.set(entry.base, [entry]);
+    }
+  }
+
+  take(base: Entry): Entry[] {
+    const found = [...(this.#on.get(base.offset) ?? []), ...(this.#on.get(base.oid ?? '') ?? [])];
+    this.#on.delete(base.offset);
+    this.#on.delete(base.oid ?? '');
+    return found;
+  }
+}
+
+/**
+ * Applies the deltas on `root`, and those on them, depth first. A base is held only until its
+ * last delta is applied: a chain holds two objects at a time, a tree its branch points.
+ */
+async function resolveTree(
+  root: Entry,
+  type: ObjectType,
+  onRoot: Entry[],
+  { pack, deltas, work, links }: { pack: Buffer; deltas: DeltasOn; work: Work; links: ObjectLinks },
+): Promise<void> {
+  const { limits } = work;
+  const body = pack.length - 20;
+  if (root.size > limits.maxDeltaBytes)
+    throw tooLargeDelta(onRoot[0]?.offset ?? root.offset, 'base', root.size, limits);
+  work.spend(root.size, root);
+  const content = inflateAt(pack, root.data, body, root.size, root.offset).content;
+  const stack: Frame[] = [{ type, content, deltas: onRoot, next: 0, depth: 0 }];
+  let held = content.length;
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    const delta = frame.deltas[frame.next++] as Entry; // a frame is popped after its last delta
+    const instructions = inflateAt(pack, delta.data, body, delta.size, delta.offset).content;
+    const result = applyDelta(frame.content, instructions);
+    if (!result) throw broken(`the delta at offset ${delta.offset} does not fit its base`);
+    delta.oid = objectId(frame.type, result);
+    addLinks(links, frame.type, delta.oid, result);
+    if (frame.next === frame.deltas.length) {
+      stack.pop();
+      held -= frame.content.length;
+    }
+    const next = deltas.take(delta);
+    if (next.length > 0) {
+      if (frame.depth + 1 > MAX_DELTA_DEPTH)
+        throw broken(`the delta chain at offset ${delta.offset} is deeper than ${MAX_DELTA_DEPTH}`);
+      stack.push({ type: frame.type, content: result, deltas: next, next: 0, depth: frame.depth + 1 });
+      held += result.length;
+      if (held > limits.maxHeldBytes)
+        throw new ProtocolError(
+          `resolving the fetched pack's deltas would hold more than ${limits.maxHeldBytes} bytes of bases (at offset ${delta.offset}); Janus holds at most that`,
+        );
+    }
+    await work.slice();
+  }
 }
 
 /** The entry at `offset`, from its header (its CRC-32 is the caller's to fill in). */
@@ -143,6 +288,8 @@ function readEntry(pack: Buffer, offset: number, body: number, limits: IndexLimi
     throw broken(`an object of unknown type ${header.type} at offset ${offset}`);
   }
   if (header.size > limits.maxObjectBytes) throw tooLarge(offset, header.size, limits);
+  if (base !== undefined && header.size > limits.maxDeltaBytes)
+    throw tooLargeDelta(offset, 'delta', header.size, limits);
   return { offset, data, size: header.size, type, ...(base !== undefined && { base }), crc: 0 };
 }
 
@@ -175,97 +322,31 @@ async function hashInflating(
   return { oid: hash.digest('hex'), compressed: inflate.bytesWritten };
 }
 
-/** Resolves objects by offset, keeping inflated bases within a budget (oldest dropped first). */
-class Resolver {
-  readonly #pack: Buffer;
-  readonly #byOffset: Map<number, Entry>;
-  readonly #byOid: Map<string, Entry>;
-  readonly #limits: IndexLimits;
-  readonly #kept = new Map<number, { type: ObjectType; content: Buffer }>();
-  #keptBytes = 0;
-
-  constructor(pack: Buffer, byOffset: Map<number, Entry>, byOid: Map<string, Entry>, limits: IndexLimits) {
-    this.#pack = pack;
-    this.#byOffset = byOffset;
-    this.#byOid = byOid;
-    this.#limits = limits;
-  }
-
-  /** A whole (not delta) object's content. */
-  whole(entry: Entry): Buffer {
-    return inflateAt(this.#pack, entry.data, this.#pack.length - 20, entry.size, entry.offset).content;
-  }
-
-  name(entry: Entry, content: Buffer, type = entry.type): string {
-    const oid = createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
-    this.named(entry, oid);
-    return oid;
-  }
-
-  named(entry: Entry, oid: string): void {
-    entry.oid = oid;
-    if (!this.#byOid.has(oid)) this.#byOid.set(oid, entry);
-  }
-
-  /** Names a delta entry; else says which base it waits for (not named yet, or not there). */
-  resolveAndName(entry: Entry): { oid: string } | { missing: string } {
-    const resolved = this.#resolve(entry);
-    if ('missing' in resolved) return resolved;
-    return { oid: this.name(entry, resolved.content, resolved.type) };
-  }
-
-  #resolve(entry: Entry): { type: ObjectType; content: Buffer } | { missing: string } {
-    // The chain down to an object kept or whole, then each delta applied on the way back up.
-    const chain: Entry[] = [];
-    let at: Entry = entry;
-    let resolved: { type: ObjectType; content: Buffer };
-    for (;;) {
-      const kept = this.#kept.get(at.offset);
-      if (kept) {
-        resolved = kept;
-        break;
-      }
-      if (at.type !== undefined) {
-        resolved = { type: at.type, content: this.whole(at) };
-        this.#keep(at.offset, resolved);
-        break;
-      }
-      chain.push(at);
-      if (chain.length > MAX_DELTA_DEPTH)
-        throw broken(`the delta chain at offset ${entry.offset} is deeper than ${MAX_DELTA_DEPTH}`);
-      const base = at.base;
-      const next = typeof base === 'number' ? this.#byOffset.get(base) : this.#byOid.get(String(base));
-      if (next === undefined) {
-        if (typeof base === 'string') return { missing: base };
-        throw broken(
-          `the delta at offset ${at.offset} names a base at offset ${base}, where no object starts`,
-        );
-      }
-      at = next;
+/** Records what a tree's entries (but submodules') or a commit's tree and parents name. */
+function addLinks(links: ObjectLinks, type: ObjectType, oid: string, content: Buffer): void {
+  if (type === 'tree') {
+    for (let at = 0; at < content.length; ) {
+      const space = content.indexOf(0x20, at);
+      const nul = content.indexOf(0, space);
+      if (space < 0 || nul < 0 || nul + 21 > content.length) return; // malformed: its reader says so
+      // 160000 is a submodule's commit, in another repository.
+      if (content.toString('latin1', at, space) !== '160000')
+        links.named.set(content.toString('hex', nul + 1, nul + 21), oid);
+      at = nul + 21;
     }
-    for (const delta of chain.reverse()) {
-      const instructions = this.whole(delta);
-      const sizes = deltaSizes(instructions);
-      if (sizes && sizes.result > this.#limits.maxObjectBytes)
-        throw tooLarge(delta.offset, sizes.result, this.#limits);
-      const content = applyDelta(resolved.content, instructions);
-      if (!content) throw broken(`the delta at offset ${delta.offset} does not fit its base`);
-      resolved = { type: resolved.type, content };
-      this.#keep(delta.offset, resolved);
+  } else if (type === 'commit') {
+    const parents: string[] = [];
+    const headers = content.indexOf('\n\n');
+    for (const line of content.toString('latin1', 0, headers < 0 ? content.length : headers).split('\n')) {
+      if (line.startsWith('tree ')) links.named.set(line.slice(5), oid);
+      else if (line.startsWith('parent ')) parents.push(line.slice(7));
     }
-    return resolved;
+    links.parents.set(oid, parents);
   }
+}
 
-  #keep(offset: number, object: { type: ObjectType; content: Buffer }): void {
-    if (object.content.length > this.#limits.baseCacheBytes / 4) return;
-    this.#kept.set(offset, object);
-    this.#keptBytes += object.content.length;
-    for (const [oldest, kept] of this.#kept) {
-      if (this.#keptBytes <= this.#limits.baseCacheBytes) break;
-      this.#kept.delete(oldest);
-      this.#keptBytes -= kept.content.length;
-    }
-  }
+function objectId(type: ObjectType, content: Buffer): string {
+  return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
 }
 
 /**
@@ -339,6 +420,20 @@ function writeIndex(entries: readonly Entry[], checksum: Buffer): Buffer {
 
 function broken(detail: string): ProtocolError {
   return new ProtocolError(`the fetched pack is malformed: ${detail}`);
+}
+
+function tooLargeDelta(
+  offset: number,
+  what: 'delta' | 'base' | 'result',
+  size: number,
+  limits: IndexLimits,
+): ProtocolError {
+  const named = { delta: 'a delta of', base: 'a delta on a base of', result: 'a delta whose result is' }[
+    what
+  ];
+  return new ProtocolError(
+    `the fetched pack holds ${named} ${size} bytes (at offset ${offset}); Janus resolves deltas of at most ${limits.maxDeltaBytes} bytes`,
+  );
 }
 
 function tooLarge(offset: number, size: number, limits: IndexLimits): ProtocolError {

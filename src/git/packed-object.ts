@@ -33,7 +33,7 @@ export const REF_DELTA = 7;
 /** Bytes read at an entry's offset first: its header and, for most objects, all of it. */
 const FIRST_READ = 16 * 1024;
 /** Inflated delta bases kept per operation (bytes): a delta chain's bases are read once. */
-export const DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024;
+const DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024;
 /** Deeper chains are read by isomorphic-git (git's default --depth is 50). */
 const MAX_CHAIN = 100;
 /** A base larger than this is left to isomorphic-git (a small delta may stand on a huge base). */

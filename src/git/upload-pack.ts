@@ -205,7 +205,12 @@ async function post(endpoint: UploadPackEndpoint, name: string, args: string[]):
     })(),
   });
   if (res.statusCode !== 200) await readBody(res, MAX_ADVERTISEMENT_BYTES); // throws HttpError
-  expectMediaType(res, 'application/x-git-upload-pack-result', Buffer.alloc(0));
+  try {
+    expectMediaType(res, 'application/x-git-upload-pack-result', Buffer.alloc(0));
+  } catch (error) {
+    await res.body?.return?.(); // closes the connection rather than leave it until the idle timeout
+    throw error;
+  }
   return res;
 }
 

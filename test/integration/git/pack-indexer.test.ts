@@ -12,7 +12,13 @@ import { ProtocolError } from '../../../src/git/receive-pack-protocol.ts';
 import { git } from '../../support/git-server.ts';
 import { gitWithInput } from '../../support/hostile-git.ts';
 
-const LIMITS = { maxObjectBytes: 64 * 1024 * 1024, baseCacheBytes: 1024 * 1024 };
+const MiB = 1024 * 1024;
+const LIMITS = {
+  maxObjectBytes: 64 * MiB,
+  maxDeltaBytes: 64 * MiB,
+  maxHeldBytes: 128 * MiB,
+  maxInflatedBytes: 1024 * MiB,
+};
 
 let scratch: string;
 let work: string;
