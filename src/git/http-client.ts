@@ -61,7 +61,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         const timer = new IdleTimer(idleTimeoutMs);
         let res: IncomingMessage;
         try {
-          res = await send(out, agents, timer, req.signal);
+          res = await sendResendingStale(out, agents, timer, req.signal);
         } catch (error) {
           timer.stop();
           observe(undefined);
@@ -108,6 +108,19 @@ export function redirected(out: Outgoing, status: number, location: string): Out
   return { url, method, headers, body };
 }
 
+/** Sends `out`, once more on a new connection when a kept-alive one was stale and `out` only reads. */
+async function sendResendingStale(...args: Parameters<typeof send>): Promise<IncomingMessage> {
+  const original = (error: unknown) => (error instanceof StaleConnection ? error.cause : error);
+  try {
+    return await send(...args);
+  } catch (error) {
+    if (!(error instanceof StaleConnection && readsOnly(args[0]))) throw original(error);
+  }
+  return send(...args).catch((error: unknown) => {
+    throw original(error);
+  });
+}
+
 function send(
   out: Outgoing,
   agents: Record<string, Agent>,
@@ -130,9 +143,30 @@ function send(
       timer.arm(() => res.destroy(new Error('idle')));
       resolve(res);
     });
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      reject(request.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnection(error) : error);
+    });
     request.end(out.body);
   });
+}
+
+/**
+ * A kept-alive connection reset as a request went out on it, before any answer: most often the
+ * server closing it for idleness at that moment (Node's own server does after 5 s), so the
+ * request never reached it. Requests that only read are sent once more, on a new connection;
+ * a push is not (it may have arrived: the results writer finds out what landed and replays).
+ */
+class StaleConnection extends Error {
+  override readonly cause: Error;
+  constructor(cause: Error) {
+    super(cause.message);
+    this.cause = cause;
+  }
+}
+
+/** Discovery, ls-refs and fetch: asking twice changes nothing on the server. */
+function readsOnly(out: Outgoing): boolean {
+  return out.method === 'GET' || (out.method === 'POST' && out.url.pathname.endsWith('/git-upload-pack'));
 }
 
 /** Re-armed on each chunk; stopped when the body ends or fails. Unref'd: it never keeps the process alive. */

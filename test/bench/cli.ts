@@ -8,7 +8,7 @@
  * validate run with janus controller's flags shows what they would cost a one-shot command. The
  * poll runs in git-poll-worker.ts, with janus run's flags and, for the trade, the controller's.
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import type { PollSample } from './git-poll-worker.ts';
 import type { Bench } from './harness.ts';
 import { memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';
+import { ask, nextMessage } from './worker-channel.ts';
 
 const DIRECTORIES = 400;
 const OF = `${DIRECTORIES} directories (2,400 manifests)`;
@@ -151,13 +152,6 @@ export async function cli(bench: Bench, runs: number): Promise<Record<string, Fi
   }
 }
 
-function message<T>(child: ChildProcess, out: object): Promise<T> {
-  return new Promise((resolve) => {
-    child.once('message', (reply) => resolve(reply as T));
-    child.send(out);
-  });
-}
-
 /** The poller reading one commit that adds all the directories, with janus run's flags and the controller's. */
 async function pollOfOneCommit(
   runs: number,
@@ -185,17 +179,17 @@ async function pollOfOneCommit(
           [server.url(name), join(scratch, `${name}-cache`), join(scratch, `${name}-cursor.json`)],
           { stdio: 'inherit', execArgv: [...flags], env: { ...process.env, ...env } },
         );
-        await new Promise((resolve) => child.once('message', resolve));
-        await message<PollSample>(child, { poll: 'first' }); // the cursor, on an empty repository
+        await nextMessage(child); // { ready: true }
+        await ask<PollSample>(child, { poll: 'first' }); // the cursor, on an empty repository
         await writeBigRepository(work, DIRECTORIES, 'default');
         await git(work, 'add', '-A');
         await git(work, 'commit', '--quiet', '-m', `${DIRECTORIES} directories`);
         await git(work, 'push', '--quiet', 'origin', 'HEAD:main');
-        const sample = await message<PollSample>(child, { poll: 'commit' });
+        const sample = await ask<PollSample>(child, { poll: 'commit' });
         if (sample.summary.materialized !== DIRECTORIES)
           throw new Error(`expected ${DIRECTORIES} materialized, got ${JSON.stringify(sample.summary)}`);
         samples.push(sample);
-        peaks.push((await message<{ peakRssMiB: number }>(child, { exit: true })).peakRssMiB);
+        peaks.push((await ask<{ peakRssMiB: number }>(child, { exit: true })).peakRssMiB);
       }
       const name = `poll of one commit adding ${OF}, ${label}`;
       result[`${name}: wall time`] = figure(

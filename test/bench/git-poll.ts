@@ -20,6 +20,7 @@ import { configMapYaml, directory } from '../integration/gitops/harness.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../support/git-server.ts';
 import type { PollSample, WorkerMessage } from './git-poll-worker.ts';
 import { type Figure, figure } from './stats.ts';
+import { ask, nextMessage } from './worker-channel.ts';
 
 const DIRECTORIES = 5_000;
 const COMMITS = 20_000;
@@ -75,10 +76,7 @@ async function generate(bare: string): Promise<void> {
 }
 
 function request<T>(child: ChildProcess, message: WorkerMessage): Promise<T> {
-  return new Promise((resolve) => {
-    child.once('message', (reply) => resolve(reply as T));
-    child.send(message);
-  });
+  return ask<T>(child, message);
 }
 
 interface WorkerSetup {
@@ -102,7 +100,7 @@ async function inWorker<T>(
       env: { ...process.env, ...environmentFor('run') },
     },
   );
-  await new Promise((resolve) => child.once('message', resolve)); // { ready: true }
+  await nextMessage(child); // { ready: true }
   const result = await use(child);
   const { peakRssMiB } = await request<{ peakRssMiB: number }>(child, { exit: true });
   return { result, peakRssMiB };

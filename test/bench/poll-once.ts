@@ -21,6 +21,7 @@ import { useScratchTmp } from '../support/scratch-tmp.ts';
 import { makeKey, signerLine, signingConfig, type TestKey } from '../support/ssh-signing.ts';
 import { writeBigRepository, writeDirectory } from './fixtures/big-repository.ts';
 import type { PollSample } from './git-poll-worker.ts';
+import { ask, nextMessage } from './worker-channel.ts';
 
 const dash = process.argv.indexOf('--');
 const own = process.argv.slice(2, dash >= 0 ? dash : undefined);
@@ -50,13 +51,8 @@ try {
     ],
     { stdio: 'inherit', execArgv: flags },
   );
-  const ask = <T>(out: object) =>
-    new Promise<T>((resolve) => {
-      child.once('message', (reply) => resolve(reply as T));
-      child.send(out);
-    });
-  await new Promise((resolve) => child.once('message', resolve));
-  await ask({ poll: 'first' });
+  await nextMessage(child); // { ready: true }
+  await ask(child, { poll: 'first' });
   if (perCommit) {
     for (let i = 0; i < directories; i++) {
       await writeDirectory(work, i, 'default');
@@ -69,8 +65,8 @@ try {
     await git(work, ...sign, 'commit', '--quiet', '-m', `${directories} directories`);
   }
   await git(work, 'push', '--quiet', 'origin', 'HEAD:main');
-  const sample = await ask<PollSample>({ poll: 'commit' });
-  const { peakRssMiB } = await ask<{ peakRssMiB: number }>({ exit: true });
+  const sample = await ask<PollSample>(child, { poll: 'commit' });
+  const { peakRssMiB } = await ask<{ peakRssMiB: number }>(child, { exit: true });
   await new Promise((resolve) => child.once('exit', resolve));
   process.stdout.write(
     `${JSON.stringify({

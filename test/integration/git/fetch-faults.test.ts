@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitHttpRequest, HttpClient } from 'isomorphic-git';
@@ -133,6 +133,78 @@ describe('a server that sends its answer a few bytes at a time', () => {
     } finally {
       drip.closeAllConnections();
       await new Promise((resolve) => drip.close(resolve));
+    }
+  });
+});
+
+describe('a server that closes kept-alive connections as they are reused', () => {
+  /** Answers the first request of each connection, and resets the connection at its second. */
+  async function closingServer(): Promise<{
+    url: string;
+    connections: () => number;
+    stop: () => Promise<void>;
+  }> {
+    const sockets = new Set<Socket>();
+    let connections = 0;
+    const server = createTcpServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      let requests = 0;
+      socket.on('data', (chunk) => {
+        requests += chunk.toString('latin1').split('HTTP/1.1\r\n').length - 1;
+        if (requests === 1)
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+        else if (requests > 1) socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/repo.git`,
+      connections: () => connections,
+      stop: async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+  const text = async (body: AsyncIterableIterator<Uint8Array> | undefined) => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body ?? []) chunks.push(chunk);
+    return Buffer.concat(chunks).toString();
+  };
+
+  it('sends a request that only reads once more, on a new connection', async () => {
+    const server = await closingServer();
+    try {
+      const http = createHttpClient();
+      const first = await http.request({ url: `${server.url}/info/refs?service=git-upload-pack` });
+      expect(await text(first.body)).toBe('ok');
+      const body = (async function* () {
+        yield Buffer.from('0014command=ls-refs\n0000');
+      })();
+      const second = await http.request({ url: `${server.url}/git-upload-pack`, method: 'POST', body });
+      expect(await text(second.body)).toBe('ok');
+      expect(server.connections()).toBe(2);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('does not send a push twice: it fails, for the results writer to find out what landed', async () => {
+    const server = await closingServer();
+    try {
+      const http = createHttpClient();
+      await text((await http.request({ url: `${server.url}/info/refs?service=git-receive-pack` })).body);
+      const body = (async function* () {
+        yield Buffer.from('0000');
+      })();
+      await expect(
+        http.request({ url: `${server.url}/git-receive-pack`, method: 'POST', body }),
+      ).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(server.connections()).toBe(1);
+    } finally {
+      await server.stop();
     }
   });
 });
