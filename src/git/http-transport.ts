@@ -290,6 +290,7 @@ async function fetchInto(
     const indexed =
       fetched.packBytes > 0
         ? await indexPack(await readFile(file), {
+            maxObjects: GIT_INPUT_LIMITS.maxFetchedObjects,
             maxObjectBytes: GIT_INPUT_LIMITS.maxFetchedObjectBytes,
             maxDeltaBytes: GIT_INPUT_LIMITS.maxFetchedDeltaBytes,
             maxHeldBytes: GIT_INPUT_LIMITS.maxFetchedHeldBytes,

@@ -50,6 +50,8 @@ export interface ObjectLinks {
 }
 
 export interface IndexLimits {
+  /** Objects in one pack: indexing keeps ~180 bytes of bookkeeping for each until it is done. */
+  maxObjects: number;
   /** The largest object inflated (bytes); a larger one fails the fetch. */
   maxObjectBytes: number;
   /** The largest delta, delta base or delta result, each resolved in memory (bytes). */
@@ -88,6 +90,10 @@ export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<Inde
   const version = pack.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw broken(`pack version ${version}`);
   const count = pack.readUInt32BE(8);
+  if (count > limits.maxObjects)
+    throw new ProtocolError(
+      `the fetched pack holds ${count} objects; Janus indexes packs of at most ${limits.maxObjects}`,
+    );
   const body = pack.length - 20;
   const checksum = pack.subarray(body).toString('hex');
   if (createHash('sha1').update(pack.subarray(0, body)).digest('hex') !== checksum)

@@ -14,6 +14,7 @@ import { gitWithInput } from '../../support/hostile-git.ts';
 
 const MiB = 1024 * 1024;
 const LIMITS = {
+  maxObjects: 10_000,
   maxObjectBytes: 64 * MiB,
   maxDeltaBytes: 64 * MiB,
   maxHeldBytes: 128 * MiB,

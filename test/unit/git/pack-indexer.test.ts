@@ -16,6 +16,7 @@ import {
 
 const MiB = 1024 * 1024;
 const LIMITS: IndexLimits = {
+  maxObjects: 1000,
   maxObjectBytes: 64 * MiB,
   maxDeltaBytes: 8 * MiB,
   maxHeldBytes: 16 * MiB,
@@ -69,6 +70,16 @@ describe('indexing a crafted pack', () => {
     await indexPack(pack, LIMITS);
     indexing = false;
     expect(turns).toBeGreaterThan(1);
+  });
+
+  it('refuses a pack of more objects than its limit, from its header', async () => {
+    const pack = craftPack(
+      Array.from({ length: 3 }, (_, i) => ({ type: 'blob' as const, content: Buffer.from(`${i}`) })),
+    );
+    await expect(indexPack(pack, { ...LIMITS, maxObjects: 2 })).rejects.toThrow(
+      'the fetched pack holds 3 objects; Janus indexes packs of at most 2',
+    );
+    await expect(indexPack(pack, { ...LIMITS, maxObjects: 3 })).resolves.toMatchObject({ objects: 3 });
   });
 
   it('refuses a pack that would inflate to more than its budget, before building it', async () => {
