@@ -10,6 +10,25 @@ export function deltaSizes(delta: Uint8Array): { base: number; result: number; a
   return base && result ? { base: base.value, result: result.value, at: result.at } : undefined;
 }
 
+/**
+ * How many instructions `delta` holds, read without building anything; undefined when it is
+ * malformed. Applying one costs time whatever it copies: a delta of millions of one-byte copies
+ * is a few KB, and seconds to apply.
+ */
+export function deltaInstructions(delta: Uint8Array): number | undefined {
+  const sizes = deltaSizes(delta);
+  if (!sizes) return undefined;
+  let count = 0;
+  for (let at = sizes.at; at < delta.length; count++) {
+    const op = delta[at++] ?? 0;
+    if (op & 0x80) {
+      for (let bit = 0; bit < 7; bit++) if (op & (1 << bit)) at++;
+    } else if (op > 0) at += op;
+    else return undefined;
+  }
+  return count;
+}
+
 /** The object `delta` makes of `base`; undefined when the delta does not fit the base or is malformed. */
 export function applyDelta(base: Uint8Array, delta: Uint8Array): Buffer | undefined {
   const sizes = deltaSizes(delta);
@@ -19,20 +38,24 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Buffer | undefi
   let at = sizes.at;
   while (at < delta.length) {
     const op = delta[at++] ?? 0;
-    let piece: Uint8Array;
+    let from: Uint8Array;
+    let start: number;
+    let size: number;
     if (op & 0x80) {
       const copy = copyRange(delta, at, op);
       if (copy.offset + copy.size > base.length) return undefined;
-      piece = base.subarray(copy.offset, copy.offset + copy.size);
-      at = copy.at;
+      [from, start, size, at] = [base, copy.offset, copy.size, copy.at];
     } else if (op > 0) {
       if (at + op > delta.length) return undefined;
-      piece = delta.subarray(at, at + op); // insert the next `op` bytes of the delta
+      [from, start, size] = [delta, at, op]; // insert the next `op` bytes of the delta
       at += op;
     } else return undefined; // op 0 is reserved
-    if (written + piece.length > out.length) return undefined;
-    out.set(piece, written);
-    written += piece.length;
+    if (written + size > out.length) return undefined;
+    // Short pieces byte by byte: a view and a copy call each cost more than the bytes (a crafted
+    // delta is millions of one-byte copies).
+    if (size <= 32) for (let i = 0; i < size; i++) out[written + i] = from[start + i] ?? 0;
+    else out.set(from.subarray(start, start + size), written);
+    written += size;
   }
   return written === out.length ? out : undefined;
 }

@@ -7,7 +7,10 @@
  *
  * Objects already in the store are taken as complete: each came in a fetch checked the same way.
  */
-import type { ObjectLinks } from './pack-indexer.ts';
+import type { ObjectLinks } from './pack-links.ts';
+
+/** Lookups between turns given back to the event loop (the controller shares the thread). */
+const YIELD_EVERY = 10_000;
 
 export interface FetchedObjects {
   /** The pack's objects (none when the server sent no pack). */
@@ -71,12 +74,18 @@ export async function missingObject(
     return found;
   };
   if (!(await present(want))) return `the wanted commit ${want}`;
-  for (const [oid, from] of fetched.links.named)
+  let looked = 0;
+  const turn = () =>
+    ++looked % YIELD_EVERY === 0 ? new Promise((resolve) => setImmediate(resolve)) : undefined;
+  for (const [oid, from] of fetched.links.named) {
     if (!(await present(oid))) return `object ${oid}, named by ${from}`;
+    await turn();
+  }
   for (const [commit, parents] of fetched.links.parents) {
     if (shallowAfter.has(commit)) continue;
     for (const parent of parents)
       if (!(await present(parent))) return `commit ${parent}, the parent of ${commit}`;
+    await turn();
   }
   return undefined;
 }

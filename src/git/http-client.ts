@@ -108,22 +108,31 @@ export function redirected(out: Outgoing, status: number, location: string): Out
   return { url, method, headers, body };
 }
 
-/** Sends `out`, once more on a new connection when a kept-alive one was stale and `out` only reads. */
-async function sendResendingStale(...args: Parameters<typeof send>): Promise<IncomingMessage> {
+/**
+ * Sends `out`; when a kept-alive connection was stale and `out` only reads, once more on a
+ * connection of its own (the pool's other idle connections may be as stale).
+ */
+async function sendResendingStale(
+  out: Outgoing,
+  agents: Record<string, Agent>,
+  timer: IdleTimer,
+  signal: AbortSignal | undefined,
+): Promise<IncomingMessage> {
   const original = (error: unknown) => (error instanceof StaleConnection ? error.cause : error);
   try {
-    return await send(...args);
+    return await send(out, agents[out.url.protocol], timer, signal);
   } catch (error) {
-    if (!(error instanceof StaleConnection && readsOnly(args[0]))) throw original(error);
+    if (!(error instanceof StaleConnection && readsOnly(out))) throw original(error);
   }
-  return send(...args).catch((error: unknown) => {
+  return send(out, false, timer, signal).catch((error: unknown) => {
     throw original(error);
   });
 }
 
+/** `agent`: the pool to take a kept-alive connection from, or false for a connection of its own. */
 function send(
   out: Outgoing,
-  agents: Record<string, Agent>,
+  agent: Agent | false | undefined,
   timer: IdleTimer,
   signal: AbortSignal | undefined,
 ): Promise<IncomingMessage> {
@@ -135,7 +144,7 @@ function send(
         ...out.headers,
         ...(out.body !== undefined && { 'content-length': String(out.body.length) }),
       },
-      agent: agents[out.url.protocol],
+      agent,
       ...(signal && { signal }),
     });
     timer.arm(() => request.destroy(new Error('idle')));

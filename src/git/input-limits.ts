@@ -45,8 +45,9 @@ export const GIT_INPUT_LIMITS = {
   maxFetchedHeldBytes: 128 * MiB,
   /**
    * All of a fetched pack's objects inflated and its deltas applied, together: bounds the CPU a
-   * pack of a few MiB costs (zlib bombs, a small delta copying a large base many times), at
-   * ~1 GB/s ~4 s a fetch. A pack a forge sends for a GitOps repository inflates to a few times
+   * pack of a few MiB costs (zlib bombs, a small delta copying a large base many times, millions
+   * of one-byte copies, tree entries read for the connectivity check: each counted at what it
+   * costs in time), at ~1 GB/s a few seconds a fetch. A pack a forge sends for a GitOps repository inflates to a few times
    * its size, and a fetch brings at most --max-fetch-bytes (64 MiB by default).
    */
   maxFetchedInflatedBytes: 4096 * MiB,

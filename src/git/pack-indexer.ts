@@ -17,7 +17,8 @@
 import { createHash } from 'node:crypto';
 import { finished } from 'node:stream/promises';
 import { crc32, createInflate, inflateSync } from 'node:zlib';
-import { applyDelta, deltaSizes } from './delta.ts';
+import { applyDelta, deltaInstructions, deltaSizes } from './delta.ts';
+import { COMMIT_HEADER_BYTES, LinkCollector, type ObjectLinks } from './pack-links.ts';
 import {
   baseOffset,
   baseOid,
@@ -29,6 +30,8 @@ import {
 } from './packed-object.ts';
 import { ProtocolError } from './receive-pack-protocol.ts';
 
+export type { ObjectLinks } from './pack-links.ts';
+
 export interface IndexedPack {
   /** The pack's own checksum (hex): its name is pack-<checksum>.pack. */
   checksum: string;
@@ -39,14 +42,6 @@ export interface IndexedPack {
   oids: ReadonlySet<string>;
   /** What its trees and commits name: checked against the pack and the store before use. */
   links: ObjectLinks;
-}
-
-/** The objects a pack's trees and commits name (fetch-connectivity.ts checks them). */
-export interface ObjectLinks {
-  /** Each object named by a tree entry or as a commit's tree, and one object naming it. */
-  named: Map<string, string>;
-  /** Each commit of the pack and its parents. */
-  parents: Map<string, string[]>;
 }
 
 export interface IndexLimits {
@@ -83,6 +78,16 @@ const STREAM_ABOVE = 4 * 1024 * 1024;
 const MAX_DELTA_DEPTH = 10_000;
 /** Indexing gives the event loop back this often (ms): the controller shares the thread. */
 const SLICE_MS = 10;
+/**
+ * What one delta instruction counts against maxInflatedBytes: applying one costs 35-65 ns
+ * whatever it copies (measured on the test machine), the time of hashing a few hundred bytes.
+ * A delta from git takes a few dozen instructions per change.
+ */
+const INSTRUCTION_COST = 256;
+/** What one tree entry or commit header read for the links counts: 1.6-2.5 µs each, measured. */
+const LINK_COST = 1024;
+/** A delta holds at most an instruction per 4 bytes of its result (git copies 16 or more). */
+const BYTES_PER_INSTRUCTION = 4;
 
 /** Indexes `pack`, a whole pack file; throws ProtocolError for anything malformed or too costly. */
 export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<IndexedPack> {
@@ -100,34 +105,14 @@ export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<Inde
     throw broken('the pack does not match its checksum');
 
   const work = new Work(limits);
-  const links: ObjectLinks = { named: new Map(), parents: new Map() };
+  const links = new LinkCollector(limits.maxObjects);
   const entries: Entry[] = [];
   let at = 12;
   for (let i = 0; i < count; i++) {
     if (at >= body) throw broken(`the pack ends after ${i} of its ${count} objects`);
     const entry = readEntry(pack, at, body, limits);
     entries.push(entry);
-    let compressed: number;
-    if (entry.type !== undefined && entry.size > STREAM_ABOVE) {
-      work.spend(entry.size, entry);
-      // Hashed as it inflates, never held: what a tree or commit this large names is not checked.
-      const streamed = await hashInflating(pack, entry, body);
-      entry.oid = streamed.oid;
-      compressed = streamed.compressed;
-    } else {
-      const inflated = inflateAt(pack, entry.data, body, entry.size, entry.offset);
-      if (entry.type !== undefined) {
-        work.spend(entry.size, entry);
-        entry.oid = objectId(entry.type, inflated.content);
-        addLinks(links, entry.type, entry.oid, inflated.content);
-      } else {
-        // Inflated now and again when applied, and its result built: counted before any of it.
-        const result = deltaSizes(inflated.content)?.result ?? 0;
-        if (result > limits.maxDeltaBytes) throw tooLargeDelta(entry.offset, 'result', result, limits);
-        work.spend(2 * entry.size + result, entry);
-      }
-      compressed = inflated.compressed;
-    }
+    const compressed = await firstPass(pack, entry, work, links);
     entry.crc = crc32(pack.subarray(entry.offset, entry.data + compressed));
     at = entry.data + compressed;
     await work.slice();
@@ -139,8 +124,44 @@ export async function indexPack(pack: Buffer, limits: IndexLimits): Promise<Inde
     idx: writeIndex(entries, pack.subarray(body)),
     objects: count,
     oids: new Set(entries.map((e) => e.oid ?? '')),
-    links,
+    links: links.links,
   };
+}
+
+/**
+ * An entry's first reading: a whole object is named (and what it names collected), a delta
+ * measured and its cost counted before it is applied. Returns the bytes of the pack its zlib
+ * stream takes.
+ */
+async function firstPass(pack: Buffer, entry: Entry, work: Work, links: LinkCollector): Promise<number> {
+  const body = pack.length - 20;
+  const { type } = entry;
+  if (type !== undefined && entry.size > STREAM_ABOVE) {
+    work.spend(entry.size, entry);
+    // Hashed as it inflates, never held: a commit this large is looked into by its start only.
+    const streamed = await hashInflating(pack, entry, body);
+    entry.oid = streamed.oid;
+    work.spend(links.add(type, streamed.oid, streamed.start) * LINK_COST, entry);
+    return streamed.compressed;
+  }
+  const { content, compressed } = inflateAt(pack, entry.data, body, entry.size, entry.offset);
+  if (type !== undefined) {
+    work.spend(entry.size, entry);
+    entry.oid = objectId(type, content);
+    work.spend(links.add(type, entry.oid, content) * LINK_COST, entry);
+    return compressed;
+  }
+  // Inflated now and again when applied, and its result built: counted before any of it.
+  const { limits } = work;
+  const result = deltaSizes(content)?.result ?? 0;
+  if (result > limits.maxDeltaBytes) throw tooLargeDelta(entry.offset, 'result', result, limits);
+  const steps = deltaInstructions(content) ?? 0;
+  if (steps > result / BYTES_PER_INSTRUCTION + 1024)
+    throw broken(
+      `the delta at offset ${entry.offset} holds ${steps} instructions for a result of ${result} bytes`,
+    );
+  work.spend(2 * entry.size + result + steps * INSTRUCTION_COST, entry);
+  return compressed;
 }
 
 /** What indexing has cost so far, against the limits; and when to give the event loop back. */
@@ -185,7 +206,7 @@ async function resolveDeltas(
   pack: Buffer,
   entries: readonly Entry[],
   work: Work,
-  links: ObjectLinks,
+  links: LinkCollector,
 ): Promise<void> {
   const deltas = new DeltasOn(entries);
   for (const root of entries) {
@@ -237,7 +258,7 @@ async function resolveTree(
   root: Entry,
   type: ObjectType,
   onRoot: Entry[],
-  { pack, deltas, work, links }: { pack: Buffer; deltas: DeltasOn; work: Work; links: ObjectLinks },
+  { pack, deltas, work, links }: { pack: Buffer; deltas: DeltasOn; work: Work; links: LinkCollector },
 ): Promise<void> {
   const { limits } = work;
   const body = pack.length - 20;
@@ -253,7 +274,7 @@ async function resolveTree(
     const result = applyDelta(frame.content, instructions);
     if (!result) throw broken(`the delta at offset ${delta.offset} does not fit its base`);
     delta.oid = objectId(frame.type, result);
-    addLinks(links, frame.type, delta.oid, result);
+    work.spend(links.add(frame.type, delta.oid, result) * LINK_COST, delta);
     if (frame.next === frame.deltas.length) {
       stack.pop();
       held -= frame.content.length;
@@ -299,16 +320,21 @@ function readEntry(pack: Buffer, offset: number, body: number, limits: IndexLimi
   return { offset, data, size: header.size, type, ...(base !== undefined && { base }), crc: 0 };
 }
 
-/** A whole object's id, hashed as it inflates, and how many bytes of the pack its stream took. */
+/**
+ * A whole object's id, hashed as it inflates, how many bytes of the pack its stream took, and its
+ * first COMMIT_HEADER_BYTES (where a commit's headers are).
+ */
 async function hashInflating(
   pack: Buffer,
   entry: Entry,
   body: number,
-): Promise<{ oid: string; compressed: number }> {
+): Promise<{ oid: string; compressed: number; start: Buffer }> {
   const hash = createHash('sha1').update(`${entry.type} ${entry.size}\0`);
   const inflate = createInflate();
   let produced = 0;
+  const start: Buffer[] = [];
   inflate.on('data', (chunk: Buffer) => {
+    if (produced < COMMIT_HEADER_BYTES) start.push(chunk.subarray(0, COMMIT_HEADER_BYTES - produced));
     produced += chunk.length;
     if (produced <= entry.size) hash.update(chunk);
     else
@@ -325,30 +351,7 @@ async function hashInflating(
   }
   if (produced !== entry.size)
     throw broken(`the object at offset ${entry.offset} inflates to ${produced} bytes, not ${entry.size}`);
-  return { oid: hash.digest('hex'), compressed: inflate.bytesWritten };
-}
-
-/** Records what a tree's entries (but submodules') or a commit's tree and parents name. */
-function addLinks(links: ObjectLinks, type: ObjectType, oid: string, content: Buffer): void {
-  if (type === 'tree') {
-    for (let at = 0; at < content.length; ) {
-      const space = content.indexOf(0x20, at);
-      const nul = content.indexOf(0, space);
-      if (space < 0 || nul < 0 || nul + 21 > content.length) return; // malformed: its reader says so
-      // 160000 is a submodule's commit, in another repository.
-      if (content.toString('latin1', at, space) !== '160000')
-        links.named.set(content.toString('hex', nul + 1, nul + 21), oid);
-      at = nul + 21;
-    }
-  } else if (type === 'commit') {
-    const parents: string[] = [];
-    const headers = content.indexOf('\n\n');
-    for (const line of content.toString('latin1', 0, headers < 0 ? content.length : headers).split('\n')) {
-      if (line.startsWith('tree ')) links.named.set(line.slice(5), oid);
-      else if (line.startsWith('parent ')) parents.push(line.slice(7));
-    }
-    links.parents.set(oid, parents);
-  }
+  return { oid: hash.digest('hex'), compressed: inflate.bytesWritten, start: Buffer.concat(start) };
 }
 
 function objectId(type: ObjectType, content: Buffer): string {

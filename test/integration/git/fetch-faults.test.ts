@@ -191,6 +191,22 @@ describe('a server that closes kept-alive connections as they are reused', () =>
     }
   });
 
+  it('sends it once more on a connection of its own, not on another of the pool', async () => {
+    const server = await closingServer();
+    try {
+      const http = createHttpClient();
+      // Two connections kept alive, both to be reset at their next request.
+      const warm = await Promise.all([1, 2].map(() => http.request({ url: `${server.url}/info/refs` })));
+      for (const res of warm) expect(await text(res.body)).toBe('ok');
+      expect(server.connections()).toBe(2);
+      const again = await http.request({ url: `${server.url}/info/refs` });
+      expect(await text(again.body)).toBe('ok');
+      expect(server.connections()).toBe(3);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('does not send a push twice: it fails, for the results writer to find out what landed', async () => {
     const server = await closingServer();
     try {

@@ -1,6 +1,6 @@
 /** Git's delta format (delta.ts): copies and inserts applied to a base; malformed deltas refused. */
 import { describe, expect, it } from 'vitest';
-import { applyDelta, deltaSizes } from '../../../src/git/delta.ts';
+import { applyDelta, deltaInstructions, deltaSizes } from '../../../src/git/delta.ts';
 
 const base = Buffer.from('0123456789abcdefghij');
 
@@ -25,5 +25,20 @@ describe('applyDelta', () => {
     expect(applyDelta(base, Buffer.from([20, 2, 1, 0x41]))).toBeUndefined(); // result short
     expect(applyDelta(base, Buffer.from([20, 1, 0]))).toBeUndefined();
     expect(deltaSizes(Buffer.from([0x80]))).toBeUndefined();
+  });
+});
+
+describe('deltaInstructions', () => {
+  it('counts copies and inserts without applying them, and refuses the reserved op 0', () => {
+    expect(deltaInstructions(Buffer.from([20, 9, 0x91, 10, 4, 2, 0x58, 0x59, 0x90, 3]))).toBe(3);
+    expect(deltaInstructions(Buffer.from([20, 0]))).toBe(0);
+    expect(deltaInstructions(Buffer.from([20, 9, 0x91, 10, 4, 0]))).toBeUndefined();
+  });
+
+  it('applies a delta of many one-byte copies as it counts them', () => {
+    const ops = Array.from({ length: 1000 }, (_, i) => [0x91, i % 20, 1]).flat();
+    const delta = Buffer.from([20, 0xe8, 0x07, ...ops]); // result 1000 bytes
+    expect(deltaInstructions(delta)).toBe(1000);
+    expect(applyDelta(base, delta)?.toString()).toBe(base.toString().repeat(50));
   });
 });

@@ -180,6 +180,50 @@ describe('indexing a crafted pack', () => {
     expect(indexed.links.parents).toEqual(new Map([[commitId, [parent]]]));
   });
 
+  it('refuses a delta of more instructions than its result can need, and counts each one', async () => {
+    // One-byte copies: a few bytes of pack, each costing the time of a copy call.
+    const many = (n: number) =>
+      craftDelta(
+        1,
+        n,
+        Array.from({ length: n }, () => ({ copy: 0, size: 1 })),
+      );
+    const base: CraftedEntry = { type: 'blob', content: Buffer.from('z') };
+    await expect(indexPack(craftPack([base, { ofs: 0, delta: many(5000) }]), LIMITS)).rejects.toThrow(
+      /the delta at offset \d+ holds 5000 instructions for a result of 5000 bytes/,
+    );
+    // Within the per-delta bound, but 256 bytes of the budget each.
+    const within = craftPack([base, { ofs: 0, delta: many(1024) }]);
+    await expect(indexPack(within, { ...LIMITS, maxInflatedBytes: 200 * 1024 })).rejects.toThrow(
+      /inflates to more than 204800 bytes/,
+    );
+    await expect(indexPack(within, { ...LIMITS, maxInflatedBytes: 300 * 1024 })).resolves.toMatchObject({
+      objects: 2,
+    });
+  });
+
+  it('reads the tree and parents of a commit too large to hold from its start', async () => {
+    const tree = 'a'.repeat(40);
+    const parent = 'b'.repeat(40);
+    const message = 'x'.repeat(5 * MiB);
+    const commit = Buffer.from(
+      `tree ${tree}\nparent ${parent}\nparent ${parent}\nauthor a <a@b> 0 +0000\n\n${message}`,
+    );
+    const indexed = await indexPack(craftPack([{ type: 'commit', content: commit }]), LIMITS);
+    const id = objectId('commit', commit);
+    expect(indexed.links.named).toEqual(new Map([[tree, id]]));
+    expect(indexed.links.parents).toEqual(new Map([[id, [parent]]]));
+  });
+
+  it('refuses a pack whose trees name more objects than it may hold', async () => {
+    const tree = Buffer.concat(
+      Array.from({ length: 20 }, (_, i) => [Buffer.from(`100644 f${i}\0`), Buffer.alloc(20, i + 1)]).flat(),
+    );
+    await expect(
+      indexPack(craftPack([{ type: 'tree', content: tree }]), { ...LIMITS, maxObjects: 10 }),
+    ).rejects.toThrow("the fetched pack's trees and commits name more than 10 objects");
+  });
+
   it('refuses ref-deltas on each other, naming a base that is not in the pack', async () => {
     const a = 'a'.repeat(40);
     const pack = craftPack([
