@@ -5,6 +5,7 @@
  * reads none that large), a commit's headers only in its first 64 KiB (as Janus reads commits),
  * and the distinct objects named, in all, by a limit of their own.
  */
+import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import { ProtocolError } from './receive-pack-protocol.ts';
 
 export interface ObjectLinks {
@@ -14,10 +15,10 @@ export interface ObjectLinks {
   parents: Map<string, string[]>;
 }
 
-/** Trees larger than this are not looked into: GIT_INPUT_LIMITS.maxTreeBytes, which Janus reads. */
-const LARGEST_TREE_LOOKED_INTO = 4 * 1024 * 1024;
-/** A commit's headers are read from its first bytes, as GIT_INPUT_LIMITS.commitReadBytes. */
-export const COMMIT_HEADER_BYTES = 64 * 1024;
+/** Trees larger than this are not looked into: Janus reads none larger. */
+const LARGEST_TREE_LOOKED_INTO = GIT_INPUT_LIMITS.maxTreeBytes;
+/** A commit's headers are read from its first bytes, as Janus reads commits. */
+export const COMMIT_HEADER_BYTES = GIT_INPUT_LIMITS.commitReadBytes;
 
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
