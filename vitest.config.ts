@@ -1,28 +1,58 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Four tiers, each a project (test/README.md): `unit` is pure and needs nothing built; `local`
+ * runs real tools (git, sops, ssh-keygen, git http-backend) but no cluster; `cluster` and `crash`
+ * share one real control plane. `npm test` runs them all; `npm run test:<tier>` runs one.
+ */
+const REAL_PROCESSES = {
+  // Real processes on a 2-core machine: generous limits, and assertions that poll, never sleep.
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
+  pool: 'forks',
+  maxWorkers: 2,
+} as const;
+
 export default defineConfig({
   test: {
     reporters: process.env.CI
-      ? ['default', ['json', { outputFile: '.tmp/vitest-report.json' }]]
+      ? ['default', ['json', { outputFile: process.env.JANUS_VITEST_REPORT ?? '.tmp/vitest-report.json' }]]
       : ['default'],
     projects: [
       {
         test: {
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['test/unit/**/*.test.ts'],
           globalSetup: ['test/support/unit-setup.ts'],
+          setupFiles: ['test/support/unit-guard.ts'],
         },
       },
       {
         test: {
-          name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
-          // Real processes on a 2-core machine: generous limits, and assertions that poll, never sleep.
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
-          pool: 'forks',
-          maxWorkers: 2,
+          name: 'local',
+          sequence: { groupOrder: 1 },
+          include: ['test/local/**/*.test.ts'],
+          globalSetup: ['test/support/local-setup.ts'],
+          ...REAL_PROCESSES,
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          sequence: { groupOrder: 2 },
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: ['test/support/cluster/global-setup.ts'],
+          ...REAL_PROCESSES,
+        },
+      },
+      {
+        test: {
+          name: 'crash',
+          sequence: { groupOrder: 3 },
+          include: ['test/crash/**/*.test.ts'],
+          globalSetup: ['test/support/cluster/global-setup.ts'],
+          ...REAL_PROCESSES,
         },
       },
     ],

@@ -3,7 +3,7 @@
  *
  * An ESM import of a built-in builds its module namespace from every export, which runs Node's
  * lazy getters: `import http from 'node:http'` alone loads undici, http2 and zlib (72 internal
- * modules, about 5 MiB resident) that Janus never uses. test/unit/node-builtins.test.ts checks
+ * modules, about 5 MiB resident) that Janus never uses. test/local/node-builtins.test.ts checks
  * that the controller's modules stay free of them.
  */
 import { createRequire } from 'node:module';

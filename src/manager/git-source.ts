@@ -2,7 +2,7 @@
  * The Git side of `janus run` as the manager sees it: the repository, opened once per process,
  * its webhook, and the Git side (src/gitops/git-side.ts) started on it for each leadership term.
  * The manager imports this module only for janus run: janus controller never loads the Git code
- * (nor the zlib it needs; test/unit/node-builtins.test.ts).
+ * (nor the zlib it needs; test/local/node-builtins.test.ts).
  */
 import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';

@@ -5,7 +5,7 @@
  * t-digest and, for the CPU metric's exemplars, @opentelemetry/api (51 modules): 1.3–1.6 MiB of
  * resident memory in a controller that uses none of them (measured with the controller's other
  * modules loaded). prom-client has no `exports` map, so these paths are public in practice;
- * test/unit/metrics/prom.test.ts fails if an upgrade moves them, and checks that the default
+ * test/local/metrics/prom.test.ts fails if an upgrade moves them, and checks that the default
  * metrics below are still all of prom-client's.
  */
 import { createRequire } from 'node:module';

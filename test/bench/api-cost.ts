@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import type { Change, ChangeType } from '../../src/api/v1alpha1/index.ts';
-import { failAtCommit } from '../support/admission.ts';
-import { cmTarget, configMap, getTxn, leasesOf, transaction } from '../support/saga.ts';
+import { failAtCommit } from '../support/cluster/admission.ts';
+import { cmTarget, configMap, getTxn, leasesOf, transaction } from '../support/cluster/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

@@ -16,7 +16,7 @@
 import { LABEL_TRANSACTION } from '../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../src/kube/resources.ts';
 import { DEFAULT_RETENTION } from '../../src/retention/select.ts';
-import { cmTarget, configMap, getTxn, transaction, txnRef } from '../support/saga.ts';
+import { cmTarget, configMap, getTxn, transaction, txnRef } from '../support/cluster/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';

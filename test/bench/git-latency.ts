@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../../src/api/duration.ts';
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
-import { type GitServer, pushCommit, startGitServer } from '../support/git-server.ts';
-import { type JanusRunProcess, startJanusRun } from '../support/janus-run.ts';
-import { configMap, getTxn, txnRef } from '../support/saga.ts';
-import { configMapYaml, directory, successfulPolls } from '../support/transaction-repo.ts';
+import { configMap, getTxn, txnRef } from '../support/cluster/saga.ts';
+import { type GitServer, pushCommit, startGitServer } from '../support/git/git-server.ts';
+import { configMapYaml, directory, successfulPolls } from '../support/git/transaction-repo.ts';
+import { type JanusRunProcess, startJanusRun } from '../support/processes/janus-run.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

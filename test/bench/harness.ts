@@ -4,11 +4,11 @@
  */
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
-import { type CountingProxy, startApiProxy } from '../support/api-proxy.ts';
-import { buildDist } from '../support/build.ts';
-import { type ControllerProcess, startController } from '../support/controller-process.ts';
-import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/saga.ts';
-import { startTestEnvironment, type TestEnvironment } from '../support/test-env.ts';
+import { type CountingProxy, startApiProxy } from '../support/cluster/api-proxy.ts';
+import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/cluster/saga.ts';
+import { startTestEnvironment, type TestEnvironment } from '../support/cluster/test-env.ts';
+import { buildDist } from '../support/processes/build.ts';
+import { type ControllerProcess, startController } from '../support/processes/controller-process.ts';
 
 export interface Bench {
   env: TestEnvironment;

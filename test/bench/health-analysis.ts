@@ -3,15 +3,15 @@
  * next to an unbaked one, what an analysed one adds (API requests and Prometheus queries, the
  * latter read from the real Prometheus's own counter), and how long from the first bad sample
  * (an error ratio that climbs in the window) to the transaction RolledBack. Prometheus is the
- * tests' real one (test/support/prometheus.ts), scraping an exporter this process steers every
+ * tests' real one (test/support/servers/prometheus.ts), scraping an exporter this process steers every
  * second; the check measures every second.
  */
 import type { AnalysisRef, Change, Transaction } from '../../src/api/v1alpha1/index.ts';
-import { type MetricsExporter, startMetricsExporter } from '../support/metrics-exporter.ts';
-import { POD_IMAGES } from '../support/pod-images.ts';
-import { startPrometheus, type TestPrometheus } from '../support/prometheus.ts';
-import { getTxn, leasesOf, testNamespace, transaction } from '../support/saga.ts';
-import { deployment, deploymentState } from '../support/workloads.ts';
+import { POD_IMAGES } from '../support/cluster/pod-images.ts';
+import { getTxn, leasesOf, testNamespace, transaction } from '../support/cluster/saga.ts';
+import { deployment, deploymentState } from '../support/cluster/workloads.ts';
+import { type MetricsExporter, startMetricsExporter } from '../support/servers/metrics-exporter.ts';
+import { startPrometheus, type TestPrometheus } from '../support/servers/prometheus.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

@@ -5,9 +5,9 @@
  * seen in CrashLoopBackOff to the transaction being RolledBack (the old version healthy again).
  */
 import type { Change } from '../../src/api/v1alpha1/index.ts';
-import { POD_IMAGES } from '../support/pod-images.ts';
-import { getTxn, leasesOf, testNamespace, transaction } from '../support/saga.ts';
-import { deployment, deploymentState } from '../support/workloads.ts';
+import { POD_IMAGES } from '../support/cluster/pod-images.ts';
+import { getTxn, leasesOf, testNamespace, transaction } from '../support/cluster/saga.ts';
+import { deployment, deploymentState } from '../support/cluster/workloads.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

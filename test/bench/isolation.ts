@@ -6,9 +6,9 @@
  * never wait behind watches (src/kube/connection.ts), so both should look alike.
  */
 import type { Change } from '../../src/api/v1alpha1/index.ts';
-import { POD_IMAGES } from '../support/pod-images.ts';
-import { configMap, getTxn, testNamespace, transaction } from '../support/saga.ts';
-import { deployment } from '../support/workloads.ts';
+import { POD_IMAGES } from '../support/cluster/pod-images.ts';
+import { configMap, getTxn, testNamespace, transaction } from '../support/cluster/saga.ts';
+import { deployment } from '../support/cluster/workloads.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';

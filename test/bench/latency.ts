@@ -1,5 +1,5 @@
 /** One 10-change transaction, from create to Committed. */
-import { cmTarget, configMap, getTxn, transaction } from '../support/saga.ts';
+import { cmTarget, configMap, getTxn, transaction } from '../support/cluster/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

@@ -1,5 +1,5 @@
 /** Resident memory of the controller with 10,000 finished Transactions in the cluster. */
-import { cmTarget, transaction } from '../support/saga.ts';
+import { cmTarget, transaction } from '../support/cluster/saga.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';

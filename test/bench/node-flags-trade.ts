@@ -13,8 +13,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RUN_ENVIRONMENT, RUN_NODE_FLAGS } from '../../src/cli/node-flags.ts';
-import { type ControllerProcess, startController } from '../support/controller-process.ts';
-import { cmTarget, configMap, transaction, txnRef } from '../support/saga.ts';
+import { cmTarget, configMap, transaction, txnRef } from '../support/cluster/saga.ts';
+import { type ControllerProcess, startController } from '../support/processes/controller-process.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { seedFinishedTransactions } from './memory.ts';
 import { cpuSeconds, memoryMiB } from './proc.ts';

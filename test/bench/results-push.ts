@@ -27,9 +27,9 @@ import type { ResultContext } from '../../src/results/result-context.ts';
 import { DEFAULT_RESULTS_BRANCH, ResultsWriter } from '../../src/results/writer.ts';
 import { conditionsFor, mergeConditions } from '../../src/saga/status.ts';
 import { VERSION } from '../../src/version.ts';
-import { type GitServer, git, pushCommit, startGitServer } from '../support/git-server.ts';
-import { cmTarget, transaction } from '../support/saga.ts';
-import { makeKey } from '../support/ssh-signing.ts';
+import { cmTarget, transaction } from '../support/cluster/saga.ts';
+import { type GitServer, git, pushCommit, startGitServer } from '../support/git/git-server.ts';
+import { makeKey } from '../support/git/ssh-signing.ts';
 import { timeUntil } from './harness.ts';
 import { type Figure, figure } from './stats.ts';
 

@@ -20,7 +20,6 @@ import { buildControlPlane } from '../../src/cli/demo/control-plane-binaries.ts'
 import { applyManifests, readManifests } from '../../src/cli/demo/manifests.ts';
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, type KubeObject, Objects } from '../../src/kube/resources.ts';
-import { reapOnExit } from '../support/reap.ts';
 import {
   ALL_ON_CONFIGMAPS,
   cmTarget,
@@ -28,7 +27,8 @@ import {
   serviceAccount,
   transaction,
   txnRef,
-} from '../support/saga.ts';
+} from '../support/cluster/saga.ts';
+import { reapOnExit } from '../support/processes/reap.ts';
 import { type Bench, timeUntil } from './harness.ts';
 import { cpuSeconds, memoryMiB } from './proc.ts';
 import { type Figure, figure } from './stats.ts';

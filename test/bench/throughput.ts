@@ -11,7 +11,7 @@ import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_VERSION, PLURAL, type Transaction } from '../../src/api/v1alpha1/index.ts';
 import { KubeApiError } from '../../src/kube/errors.ts';
-import { cmTarget, configMap, transaction } from '../support/saga.ts';
+import { cmTarget, configMap, transaction } from '../support/cluster/saga.ts';
 import type { Bench } from './harness.ts';
 import { cpuMeter } from './proc.ts';
 import { type Figure, figure } from './stats.ts';

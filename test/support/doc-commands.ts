@@ -1,6 +1,6 @@
 /**
  * The shell commands of Markdown documentation: what a reader would copy out of a fenced ```sh
- * block. Pure; test/integration/docs/commands.test.ts decides for each command whether it runs
+ * block. Pure; test/cluster/docs/commands.test.ts decides for each command whether it runs
  * against the test cluster or is skipped for a stated reason.
  */
 

@@ -2,7 +2,7 @@
  * Indexing packs a hostile server or a crafted push could send (src/git/pack-indexer.ts): each
  * object built once whatever the fan-out, the event loop given back while it works, and what a
  * pack may cost in memory and CPU bounded before it is spent. Byte-for-byte agreement with git's
- * own index-pack is test/integration/git/pack-indexer.test.ts.
+ * own index-pack is test/local/git/pack-indexer.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { type IndexLimits, indexPack } from '../../../src/git/pack-indexer.ts';
@@ -12,7 +12,7 @@ import {
   craftDelta,
   craftPack,
   objectId,
-} from '../../support/crafted-pack.ts';
+} from '../../support/git/crafted-pack.ts';
 
 const MiB = 1024 * 1024;
 const LIMITS: IndexLimits = {

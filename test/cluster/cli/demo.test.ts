@@ -1,0 +1,119 @@
+/**
+ * `janus demo` on the tests' cluster (--kubeconfig: the local-control-plane mode differs only in
+ * starting that cluster, which the global setup already does with the same code). Both tests use
+ * the namespace shop, so they run one after the other.
+ */
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../../support/cluster/kube.ts';
+import { eventually } from '../../support/eventually.ts';
+import { janus, startJanus } from '../../support/processes/cli.ts';
+
+const clients = useClients();
+
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** What the demo created outside the cluster, as its cleanup lines name them. */
+function leftovers(stderr: string): { workDir: string; pid: number } {
+  const workDir = /Removing (\/\S+janus-demo-\S+)/.exec(stderr)?.[1];
+  const pid = Number(/Stopping janus run \(pid (\d+)\)/.exec(stderr)?.[1]);
+  if (!workDir || !pid) throw new Error(`the demo did not report its cleanup:\n${stderr}`);
+  return { workDir, pid };
+}
+
+async function shopGone(): Promise<void> {
+  await eventually(
+    async () =>
+      expect(await clients.admin.find({ apiVersion: 'v1', kind: 'Namespace', name: 'shop' })).toBeUndefined(),
+    { timeoutMs: 90_000 },
+  );
+}
+
+describe('janus demo', () => {
+  it('tells the whole story: a commit, a rollback at commit, a ROLLBACK request, the results log', async () => {
+    const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
+    const out = result.stderr;
+    expect(out, out).toContain('[1/7] Installing Janus');
+    expect(out).toMatch(/shop\/deploy-v2\s+Committed\s+— 3\/3 changes committed.*target\(s\) healthy after/);
+    expect(out).toMatch(
+      /shop\/expose-checkout\s+RollingBack — change 2 .*provided port is already allocated/,
+    );
+    expect(out).toMatch(/shop\/expose-checkout\s+RolledBack/);
+    expect(out).toMatch(
+      /The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0/,
+    );
+    // Release 3 never becomes ready: rolled back by the health gate, release 2 serving throughout.
+    expect(out).toMatch(/\[4\/7\] Release 3 goes out/);
+    expect(out).toMatch(/shop\/deploy-v3\s+Verifying/);
+    expect(out).toMatch(
+      /while Janus waits for it to be healthy: web pods: 2 ready, image podinfo:6\.7\.0; 1 not ready, image podinfo:6\.7\.1/,
+    );
+    expect(out).toMatch(
+      /shop\/deploy-v3\s+RollingBack\s+— .*Deployment shop\/web: rollout made no progress within 10s/,
+    );
+    expect(out).toMatch(/shop\/deploy-v3\s+RolledBack/);
+    expect(out).toMatch(
+      /Release 2 served throughout\.\n\s+The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0 \(2\/2 replicas ready\)/,
+    );
+    // Release 4 is ready but its checkout fails: the smoke test in the bake window rolls it back.
+    expect(out).toMatch(/\[5\/7\] Release 4 switches the new checkout on/);
+    expect(out).toMatch(/shop\/deploy-v4\s+Verifying/);
+    expect(out).toMatch(/shop\/deploy-v4\s+RollingBack\s+— .*check "checkout-smoke" failed: .*answered 503/);
+    expect(out).toMatch(/shop\/deploy-v4\s+RolledBack/);
+    expect(out).toMatch(
+      /rolled release 4 back by itself\.\n\s+The shop now:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.7\.0 \(2\/2 replicas ready\)/,
+    );
+    expect(out).toMatch(/\[6\/7\] Release 2 misbehaves[\s\S]*shop\/deploy-v2\s+RolledBack/);
+    expect(out).toMatch(
+      /back where it started:\n\s+Deployment web runs image ghcr\.io\/stefanprodan\/podinfo:6\.6\.0/,
+    );
+    // The results branch, newest first.
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: RolledBack \(3\/3 changes rolled back\)$/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/expose-checkout: RolledBack/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v4: RolledBack \(1\/1 changes rolled back\)$/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v3: RolledBack \(1\/1 changes rolled back\)$/m);
+    expect(out).toMatch(/^[0-9a-f]{7,} shop\/deploy-v2: Committed \(3\/3 changes\)$/m);
+    expect(out).toMatch(/^Janus-Transaction: shop\/deploy-v2$/m);
+    expect(out).toMatch(
+      /\$ git show janus\/results:results\/shop\/deploy-v2\.yaml\n[\s\S]*phase: RolledBack[\s\S]*health:\n {2}check: Rollback\n {2}result: Healthy/,
+    );
+    expect(result.code).toBe(0);
+
+    const { workDir, pid } = leftovers(out);
+    expect(existsSync(workDir)).toBe(false);
+    expect(processGone(pid)).toBe(true);
+    await shopGone();
+  });
+
+  it('cleans up everything on Ctrl-C and exits 130', async () => {
+    const demo = startJanus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
+    await eventually(() => expect(demo.stderr()).toMatch(/shop\/deploy-v2\s+\w+/), { timeoutMs: 120_000 });
+    demo.child.kill('SIGINT');
+    const result = await demo.exited;
+    expect(result.stderr).toContain('\nInterrupted.\n');
+    expect(result.code).toBe(130);
+    const { workDir, pid } = leftovers(result.stderr);
+    expect(existsSync(workDir)).toBe(false);
+    expect(processGone(pid)).toBe(true);
+    await shopGone();
+  });
+
+  it('refuses to touch a cluster whose namespace shop already exists (exit 2)', async () => {
+    await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
+    try {
+      const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
+      expect(result.stderr).toContain('janus: namespace shop already exists in this cluster');
+      expect(result.code).toBe(2);
+    } finally {
+      await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: 'shop' });
+    }
+    await shopGone();
+  });
+});
