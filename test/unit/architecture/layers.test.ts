@@ -26,7 +26,8 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
     webhook: 'Git push webhooks: signature, providers, which delivery triggers a poll',
     analysis: 'metric analysis: checks measured (Prometheus, HTTP), their verdict, templates',
     sops: 'SOPS-encrypted documents: structure, age data key, values decrypted, MAC verified',
-    render: 'sources rendered by the real kustomize and helm, sandboxed and bounded, or read as plain manifests',
+    render:
+      'sources rendered by the real kustomize and helm, sandboxed and bounded, or read as plain manifests',
   },
   {
     server: 'the operations server: health checks, metrics endpoint, webhook endpoint',
@@ -46,7 +47,8 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
   },
   {
     gitops: 'transaction directories in Git: parsed, validated, materialized as Transactions',
-    sources: 'sources in Git: declared, rendered at each commit, compared with their inventory, made into Transactions; drift',
+    sources:
+      'sources in Git: declared, rendered at each commit, compared with their inventory, made into Transactions; drift',
     notify: 'transaction events routed to chat, webhooks and Alertmanager, as the platform team configured',
   },
   { manager: 'the process: leader election, signals, runnables, the ops server, readiness' },
