@@ -2,11 +2,13 @@
  * One poll of a commit adding N directories (the cli bench's poll), in a worker started with the
  * Node flags given after `--` and running the compiled modules (dist/, built first); for profiling (--cpu-prof, --heap-prof) and paired flag trades.
  *
- *   node test/bench/poll-once.ts [directories] [--commits] [--verify-signatures] -- [node flags…]
+ *   node test/bench/poll-once.ts [directories] [--commits] [--verify-signatures] [--protocol-v0] -- [node flags…]
  *
  * --commits: one commit per directory instead of one for all (a poll of many commits).
  * --verify-signatures: the commits are SSH-signed (a key made by ssh-keygen) either way; with
  * this flag the worker verifies them against an allowed-signers file holding that key.
+ * --protocol-v0: the server answers in protocol version 0 whatever the client asks for (as git
+ * http-backend without GIT_PROTOCOL, and several hosted servers).
  *
  * Prints one JSON line: { ms, cpuMs, materializedMs, materializedCpuMs, peakRssMiB, materialized,
  * rejected }; materialized… until the last Transaction was created, before the results' push.
@@ -28,13 +30,14 @@ const own = process.argv.slice(2, dash >= 0 ? dash : undefined);
 const directories = Number(own.find((a) => /^\d+$/.test(a)) ?? 400);
 const perCommit = own.includes('--commits');
 const verify = own.includes('--verify-signatures');
+const protocolV0Only = own.includes('--protocol-v0');
 const flags = dash >= 0 ? process.argv.slice(dash + 1) : [];
 buildDist(); // the worker runs the compiled modules, as janus run does
 const removeScratch = useScratchTmp('poll-once'); // the key, the repositories, the worker's cache
 const key = makeKey('ed25519', 'bench');
 const sign = signingConfig(key);
 const scratch = await mkdtemp(join(tmpdir(), 'janus-poll-once-'));
-const server = await startGitServer();
+const server = await startGitServer({ protocolV0Only });
 try {
   const bare = await server.createRepo('r');
   const work = join(scratch, 'r');

@@ -7,7 +7,8 @@ import { deflateSync } from 'node:zlib';
 import { entryHeader } from '../../../src/git/pack-writer.ts';
 
 export type CraftedEntry =
-  | { type: 'commit' | 'tree' | 'blob'; content: Buffer }
+  /** A whole object; `size`: what its header claims, when not its content's length. */
+  | { type: 'commit' | 'tree' | 'blob'; content: Buffer; size?: number }
   /** A delta on the entry at index `ofs` of the same pack (it must come earlier). */
   | { ofs: number; delta: Buffer }
   /** A delta on the object named `ref`, wherever it is. */
@@ -28,7 +29,7 @@ export function craftPack(entries: readonly CraftedEntry[]): Buffer {
     let part: Buffer;
     if ('type' in entry) {
       part = Buffer.concat([
-        entryHeader(TYPE_CODES[entry.type], entry.content.length),
+        entryHeader(TYPE_CODES[entry.type], entry.size ?? entry.content.length),
         deflateSync(entry.content),
       ]);
     } else if ('ofs' in entry) {

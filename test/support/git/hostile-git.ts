@@ -5,6 +5,7 @@
  * the tests measure.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git, ScratchWorkTree } from './git-server.ts';
@@ -103,6 +104,48 @@ export async function pushSharedFile(
       stream.push(`M 100644 inline transactions/${name}/transaction.yaml\n${data(transactionYaml(name))}`);
     }
     await gitWithInput(work.dir, `${stream.join('')}done\n`, 'fast-import', '--quiet', '--done');
+    await work.git('push', '--quiet', 'origin', `refs/heads/${branch}:refs/heads/${branch}`);
+    return await work.git('rev-parse', `refs/heads/${branch}`);
+  } finally {
+    await work.dispose();
+  }
+}
+
+/**
+ * Pushes one commit holding `files` (text, written as usual) and, at `zerosPath`, a file of
+ * `zerosBytes` zero bytes: about a thousandth of that in a pack (zlib's best ratio), so a pusher
+ * sends 1 GiB of it as ~1 MB. Written with git fast-import, streamed: never on disk whole.
+ */
+export async function pushZeros(
+  url: string,
+  files: Record<string, string>,
+  zerosPath: string,
+  zerosBytes: number,
+  branch = 'main',
+): Promise<string> {
+  const work = await ScratchWorkTree.clone(url);
+  try {
+    const parent = await work.git('rev-parse', `origin/${branch}`);
+    const importer = spawn('git', ['fast-import', '--quiet', '--done'], {
+      cwd: work.dir,
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' },
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
+    const closed = new Promise<number | null>((resolve) => importer.once('close', resolve));
+    const write = async (chunk: Buffer | string) => {
+      if (!importer.stdin.write(chunk)) await once(importer.stdin, 'drain');
+    };
+    await write(`blob\nmark :1\ndata ${zerosBytes}\n`);
+    const block = Buffer.alloc(4 * 1024 * 1024);
+    for (let left = zerosBytes; left > 0; left -= block.length)
+      await write(left >= block.length ? block : block.subarray(0, left));
+    const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+    await write(`\ncommit refs/heads/${branch}\ncommitter Pusher <p@example.invalid> 0 +0000\n`);
+    await write(`${data(`${zerosBytes} bytes of zeros`)}from ${parent}\nM 100644 :1 ${zerosPath}\n`);
+    for (const [path, text] of Object.entries(files)) await write(`M 100644 inline ${path}\n${data(text)}`);
+    importer.stdin.end('done\n');
+    const code = await closed;
+    if (code !== 0) throw new Error(`git fast-import exited with ${code}`);
     await work.git('push', '--quiet', 'origin', `refs/heads/${branch}:refs/heads/${branch}`);
     return await work.git('rev-parse', `refs/heads/${branch}`);
   } finally {
