@@ -1,6 +1,7 @@
 /**
  * Smart-HTTP transport into a local cache gitdir. A poll first asks for the one branch's tip
- * (protocol v2 ls-refs with a prefix: one small exchange); only when it moved does it fetch, with
+ * (protocol v2 ls-refs with a prefix, or the ref advertisement of a server that speaks only
+ * version 0 or 1: upload-pack.ts); only when it moved does it fetch, with
  * the previous tip as "have", so the server sends just the new commits. The very first fetch of a
  * branch is shallow (depth 1); history is deepened on demand by whoever needs older commits.
  * A push sends the objects its caller made, from memory (smart-http-push.ts).
@@ -8,7 +9,7 @@
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { type HttpClient } from 'isomorphic-git';
 import type { CredentialsProvider } from './auth.ts';
@@ -22,14 +23,7 @@ import type { PackObject } from './pack-writer.ts';
 import { ProtocolError } from './receive-pack-protocol.ts';
 import { pushPack } from './smart-http-push.ts';
 import type { Transport } from './transport.ts';
-import {
-  type Capabilities,
-  discoverV2,
-  type FetchRequest,
-  fetchPack,
-  lsRefs,
-  type UploadPackEndpoint,
-} from './upload-pack.ts';
+import { type FetchRequest, openUploadPack, type UploadPack } from './upload-pack.ts';
 
 const REMOTE = 'origin';
 /**
@@ -74,15 +68,12 @@ export class HttpTransport implements Transport {
 
   async fetch(store: ObjectStore, branch: string): Promise<string | undefined> {
     return this.#wrap('fetch', branch, async (headers) => {
-      const endpoint = { http: this.#fetchClient(), url: this.#url, headers };
-      const capabilities = await discoverV2(endpoint);
-      if (!speaksFetch(capabilities)) return this.#fetchV1(store, branch, endpoint.http, headers);
-      const remoteRef = `refs/heads/${branch}`;
-      const remoteTip = (await lsRefs(endpoint, remoteRef)).get(remoteRef);
+      const server = await this.#open(branch, headers);
+      const remoteTip = await server.tip();
       if (remoteTip === undefined) return undefined;
       const localTip = await this.#localTip(store, branch);
       if (localTip === remoteTip) return remoteTip;
-      await fetchInto(store, endpoint, {
+      await fetchInto(store, server, {
         want: remoteTip,
         haves: localTip === undefined ? [] : [localTip],
         shallow: await store.shallowCommits(),
@@ -93,86 +84,31 @@ export class HttpTransport implements Transport {
     });
   }
 
+  /** The server's upload-pack, in the protocol it speaks, with a fresh byte budget and deadline. */
+  #open(branch: string, headers: () => Record<string, string>): Promise<UploadPack> {
+    return openUploadPack({ http: this.#fetchClient(), url: this.#url, headers }, `refs/heads/${branch}`);
+  }
+
   /** The tracking ref's tip, when its commit is here. */
   async #localTip(store: ObjectStore, branch: string): Promise<string | undefined> {
     const localTip = await store.resolveRef(trackingRef(branch));
     if (localTip === undefined || (await store.hasObject(localTip))) return localTip;
-    // Left by a fetch that failed half-way before undoIfFailing existed: start the branch over.
+    // Left by a fetch that failed half-way in an older version: start the branch over.
     await store.deleteRef(trackingRef(branch));
     return undefined;
   }
 
-  /** A server that speaks only protocol version 0 or 1: isomorphic-git fetches. */
-  async #fetchV1(
-    store: ObjectStore,
-    branch: string,
-    http: HttpClient,
-    headers: () => Record<string, string>,
-  ): Promise<string | undefined> {
-    const remoteRef = `refs/heads/${branch}`;
-    const refs = await git.listServerRefs({
-      http,
-      url: this.#url,
-      headers: headers(),
-      prefix: remoteRef,
-      protocolVersion: 2,
-    });
-    const remoteTip = refs.find((r) => r.ref === remoteRef)?.oid;
-    if (remoteTip === undefined) return undefined;
-    const localTip = await this.#localTip(store, branch);
-    if (localTip === remoteTip) return remoteTip;
-    const result = await undoIfFailing(store, trackingRef(branch), () =>
-      git.fetch({
-        fs,
-        http,
-        gitdir: store.gitdir,
-        cache: store.cache,
-        url: this.#url,
-        remote: REMOTE,
-        // The local tracking ref: isomorphic-git sends its tip as the only "have".
-        ref: trackingRef(branch),
-        remoteRef,
-        singleBranch: true,
-        tags: false,
-        headers: headers(),
-        ...(localTip === undefined && { depth: 1 }),
-      }),
-    );
-    return result.fetchHead ?? undefined;
-  }
-
   async deepen(store: ObjectStore, branch: string, commits: number): Promise<boolean> {
     const before = await store.shallowCommits();
-    if (before.size === 0) return false;
+    const tip = await store.resolveRef(trackingRef(branch));
+    if (before.size === 0 || tip === undefined) return false;
     return this.#wrap('deepen', branch, async (headers) => {
-      const endpoint = { http: this.#fetchClient(), url: this.#url, headers };
-      const tip = await store.resolveRef(trackingRef(branch));
-      if (tip !== undefined && speaksFetch(await discoverV2(endpoint))) {
-        await fetchInto(store, endpoint, {
-          want: tip,
-          haves: [tip],
-          shallow: before,
-          deepen: { depth: commits, relative: true },
-        });
-      } else {
-        await undoIfFailing(store, trackingRef(branch), () =>
-          git.fetch({
-            fs,
-            http: endpoint.http,
-            gitdir: store.gitdir,
-            cache: store.cache,
-            url: this.#url,
-            remote: REMOTE,
-            ref: trackingRef(branch),
-            remoteRef: `refs/heads/${branch}`,
-            singleBranch: true,
-            tags: false,
-            headers: headers(),
-            depth: commits,
-            relative: true,
-          }),
-        );
-      }
+      await fetchInto(store, await this.#open(branch, headers), {
+        want: tip,
+        haves: [tip],
+        shallow: before,
+        deepen: { depth: commits, relative: true },
+      });
       const after = await store.shallowCommits();
       return after.size !== before.size || [...after].some((oid) => !before.has(oid));
     });
@@ -200,10 +136,7 @@ export class HttpTransport implements Transport {
     });
   }
 
-  /**
-   * Runs `fn` with the auth headers, mapping failures to GitAccessError. Each isomorphic-git call
-   * must get its own copy of the headers: discovery mutates them (it adds Git-Protocol).
-   */
+  /** Runs `fn` with the auth headers (a fresh copy for each request), mapping failures to GitAccessError. */
   async #wrap<T>(
     operation: string,
     branch: string,
@@ -215,28 +148,6 @@ export class HttpTransport implements Transport {
     } catch (error) {
       throw toGitAccessError(error, { repository: this.#url, ref: branch, operation });
     }
-  }
-}
-
-/**
- * Runs a fetch, putting the `shallow` file and the tracking `ref` back as they were if it fails.
- * isomorphic-git writes both as soon as the server's answer starts, before the pack has arrived:
- * a fetch stopped after that (a timeout, --max-fetch-bytes) would leave them naming commits whose
- * objects never came, and every later fetch would ask for the whole history again, and fail the
- * same way.
- */
-async function undoIfFailing<T>(store: ObjectStore, ref: string, fetch: () => Promise<T>): Promise<T> {
-  const shallowPath = join(store.gitdir, 'shallow');
-  const shallow = await readFile(shallowPath, 'utf8').catch(() => undefined);
-  const tip = await store.resolveRef(ref);
-  try {
-    return await fetch();
-  } catch (error) {
-    if (shallow === undefined) await rm(shallowPath, { force: true });
-    else await writeFile(shallowPath, shallow);
-    if (tip === undefined) await store.deleteRef(ref);
-    else await store.writeRef(ref, tip);
-    throw error;
   }
 }
 
@@ -262,31 +173,19 @@ async function removeAbandoned(dir: string): Promise<void> {
   }
 }
 
-/** A version 2 server that lists refs and fetches shallow, in SHA-1: Janus fetches itself. */
-function speaksFetch(capabilities: Capabilities | undefined): boolean {
-  if (!capabilities?.has('ls-refs')) return false;
-  const format = capabilities.get('object-format');
-  if (format !== undefined && format !== 'sha1') return false;
-  return (capabilities.get('fetch') ?? '').split(' ').includes('shallow');
-}
-
 /**
  * Fetches into `store`: the pack streamed to a file beside the others, indexed (pack-indexer.ts),
  * both renamed into place, then the shallow commits recorded. Only then does the caller move the
  * tracking ref: a fetch stopped anywhere before leaves the store as it was, but for a pack no
  * ref needs yet (the next fetch brings what it lacks again).
  */
-async function fetchInto(
-  store: ObjectStore,
-  endpoint: UploadPackEndpoint,
-  request: FetchRequest,
-): Promise<void> {
+async function fetchInto(store: ObjectStore, server: UploadPack, request: FetchRequest): Promise<void> {
   const dir = join(store.gitdir, 'objects', 'pack');
   await mkdir(dir, { recursive: true });
   await removeAbandoned(dir);
   const file = join(dir, `${TEMPORARY_PACK}${randomUUID()}.pack`);
   try {
-    const fetched = await fetchPack(endpoint, request, file);
+    const fetched = await server.fetch(request, file);
     const indexed =
       fetched.packBytes > 0
         ? await indexPack(await readFile(file), {

@@ -1,259 +1,195 @@
 /**
- * The fetching side of Git's smart HTTP protocol, version 2 (gitprotocol-v2(5)): the server's
- * capabilities, its refs under a prefix (ls-refs), and one fetch whose pack goes straight to a
- * file. Three requests for a poll that finds new commits, two for one that finds none.
- *
- * isomorphic-git's fetch asks for the capabilities again, and holds the pack in memory twice
- * over while indexing it (pack-indexer.ts says what that cost). A server that speaks only
- * version 0 or 1 is still fetched from through isomorphic-git (http-transport.ts).
+ * The fetching side of Git's smart HTTP protocol: discovery (GET info/refs, asking for
+ * version 2), then whichever version the server answers in. Either way the pack is streamed to
+ * a file and indexed by pack-indexer.ts, with the same bounds and the same connectivity check
+ * (http-transport.ts): the protocol a server speaks changes the requests, never what a pack
+ * may cost. (isomorphic-git's fetch, which served version 0 and 1 before, held the pack and
+ * every object whole: a 1 GiB file of zeros, a ~1 MB pack, took `janus run` past 4 GiB.)
  */
-
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
-import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
-import { FLUSH, ProtocolError, pktLine } from './receive-pack-protocol.ts';
+import { ProtocolError } from './receive-pack-protocol.ts';
 import { expectMediaType, readBody } from './smart-http.ts';
+import { fetchPackV0, type V0Capabilities } from './upload-pack-v0.ts';
+import { type Capabilities, fetchPackV2, lsRefs, servesJanus } from './upload-pack-v2.ts';
+import {
+  type FetchedPack,
+  type FetchRequest,
+  lineText,
+  OID,
+  pktLines,
+  type UploadPackEndpoint,
+  V2_HEADER,
+} from './upload-pack-wire.ts';
 
-export interface UploadPackEndpoint {
-  http: HttpClient;
-  url: string;
-  /** Authorization, as the transport gives it; a fresh copy per request. */
-  headers: () => Record<string, string>;
+export type { FetchedPack, FetchRequest, UploadPackEndpoint } from './upload-pack-wire.ts';
+
+/** A server's upload-pack, in the protocol version it speaks. */
+export interface UploadPack {
+  readonly version: 0 | 2;
+  /** The tip of the ref discovery was asked about; undefined when the server has no such ref. */
+  tip(): Promise<string | undefined>;
+  /** Fetches `request.want`, writing the pack's bytes to `packFile`. */
+  fetch(request: FetchRequest, packFile: string): Promise<FetchedPack>;
 }
 
-/** What a version 2 server offers: "fetch=shallow" gives the `fetch` key the value "shallow". */
-export type Capabilities = ReadonlyMap<string, string>;
+/** What discovery found: version 2's capabilities, or version 0's with the ref's tip. */
+export type Discovered =
+  | { version: 2; capabilities: Capabilities }
+  | { version: 0; capabilities: V0Capabilities; tip: string | undefined };
 
-const V2_HEADER = { 'git-protocol': 'version=2' };
-/** Capabilities are a few lines; refs under one branch's name, one line each. */
-const MAX_ADVERTISEMENT_BYTES = 1024 * 1024;
-const MAX_LS_REFS_BYTES = 16 * 1024 * 1024;
-const OID = /^[0-9a-f]{40}$/;
-/** Shallow-info lines taken from one fetch: a shallow fetch of one branch has a handful. */
-const MAX_SHALLOW_LINES = 100_000;
+const ADVERTISEMENT = 'application/x-git-upload-pack-advertisement';
+/** Version 2's capabilities are a few lines, held. */
+const MAX_CAPABILITY_BYTES = 1024 * 1024;
+/**
+ * A version 0 advertisement lists every ref of the repository; it is read as it streams, and
+ * only the watched branch's line and the capabilities are kept. ~1,000,000 refs.
+ */
+export const MAX_V0_ADVERTISEMENT_BYTES = 64 * 1024 * 1024;
+/** Lines of the "# service=" header before its flush (git sends none). */
+const MAX_HEADER_LINES = 100;
 
-/** The server's version 2 capabilities; undefined when it answers in version 0 or 1. */
-export async function discoverV2(endpoint: UploadPackEndpoint): Promise<Capabilities | undefined> {
+/** Asks for version 2; a server that does not speak it (or not enough of it) is fetched from in version 0. */
+export async function openUploadPack(endpoint: UploadPackEndpoint, ref: string): Promise<UploadPack> {
+  let found = await discover(endpoint, ref, true);
+  if (found.version === 2 && !servesJanus(found.capabilities)) {
+    // A version 2 server without ls-refs or shallow fetches: asked again, for version 0.
+    found = await discover(endpoint, ref, false);
+    if (found.version === 2)
+      throw new ProtocolError(
+        'the server speaks only protocol version 2, and offers no ls-refs or no shallow fetch there',
+      );
+  }
+  expectSha1(found.capabilities.get('object-format'));
+  if (found.version === 2)
+    return {
+      version: 2,
+      tip: async () => (await lsRefs(endpoint, ref)).get(ref),
+      fetch: (request, packFile) => fetchPackV2(endpoint, request, packFile),
+    };
+  const { capabilities, tip } = found;
+  return {
+    version: 0,
+    tip: async () => tip,
+    fetch: (request, packFile) => fetchPackV0(endpoint, capabilities, request, packFile),
+  };
+}
+
+/** GET info/refs: the server's capabilities, and in version 0 the tip of `ref`. */
+async function discover(endpoint: UploadPackEndpoint, ref: string, v2: boolean): Promise<Discovered> {
   const res = await endpoint.http.request({
     method: 'GET',
     url: `${endpoint.url}/info/refs?service=git-upload-pack`,
-    headers: { ...endpoint.headers(), ...V2_HEADER },
+    headers: { ...endpoint.headers(), ...(v2 && V2_HEADER) },
   });
-  const body = await readBody(res, MAX_ADVERTISEMENT_BYTES);
-  expectMediaType(res, 'application/x-git-upload-pack-advertisement', body);
-  const lines = textLines(body);
-  if (lines[0] !== 'version 2') return undefined;
-  return new Map(
-    lines.slice(1).map((line) => {
-      const eq = line.indexOf('=');
-      return eq < 0 ? [line, ''] : [line.slice(0, eq), line.slice(eq + 1)];
-    }),
-  );
+  if (res.statusCode !== 200) await readBody(res, MAX_CAPABILITY_BYTES); // throws HttpError
+  const type = res.headers?.['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== ADVERTISEMENT) expectMediaType(res, ADVERTISEMENT, await readBody(res, MAX_CAPABILITY_BYTES));
+  return readAdvertisement(pktLines(res.body), ref);
 }
 
-/** The refs whose names start with `prefix`, name → oid. */
-export async function lsRefs(endpoint: UploadPackEndpoint, prefix: string): Promise<Map<string, string>> {
-  const body = await command(endpoint, 'ls-refs', [`ref-prefix ${prefix}`], MAX_LS_REFS_BYTES);
-  const refs = new Map<string, string>();
-  for (const line of textLines(body)) {
-    const [oid = '', name = ''] = line.split(' ');
-    if (!OID.test(oid) || name === '')
-      throw new ProtocolError(`a malformed ls-refs line ${JSON.stringify(line)}`);
-    refs.set(name, oid);
-  }
-  return refs;
-}
-
-export interface FetchRequest {
-  want: string;
-  /** Commits the cache has (the tracking ref's tip). */
-  haves: readonly string[];
-  /** The cache's shallow commits: the server must not assume their parents are here. */
-  shallow: ReadonlySet<string>;
-  /** `deepen <depth>`; relative: counted from the current shallow commits. */
-  deepen?: { depth: number; relative?: boolean };
-}
-
-export interface FetchedPack {
-  /** Commits now shallow (their parents not fetched), and those no longer so. */
-  shallow: string[];
-  unshallow: string[];
-  /** Bytes of pack written to `packFile` (0: the server sent an empty pack, or none). */
-  packBytes: number;
-}
-
-/** Fetches `request.want`, writing the pack's bytes to `packFile`. */
-export async function fetchPack(
-  endpoint: UploadPackEndpoint,
-  request: FetchRequest,
-  packFile: string,
-): Promise<FetchedPack> {
-  const args = [
-    'ofs-delta',
-    'no-progress',
-    `want ${request.want}`,
-    ...request.haves.map((oid) => `have ${oid}`),
-    ...[...request.shallow].map((oid) => `shallow ${oid}`),
-    ...(request.deepen ? [`deepen ${request.deepen.depth}`] : []),
-    ...(request.deepen?.relative ? ['deepen-relative'] : []),
-    'done',
-  ];
-  const res = await post(endpoint, 'fetch', args);
-  const out = createWriteStream(packFile);
-  // A failed write (a full disk) is kept and thrown here, never left as an unhandled 'error'.
-  let failed: Error | undefined;
-  out.on('error', (error) => {
-    failed ??= error;
-  });
-  const result: FetchedPack = { shallow: [], unshallow: [], packBytes: 0 };
-  try {
-    await readFetchResponse(res, result, async (data) => {
-      if (failed) throw failed;
-      result.packBytes += data.length;
-      if (!out.write(data)) await once(out, 'drain');
-    });
-  } finally {
-    out.end();
-    await finished(out).catch(() => {});
-  }
-  if (failed) throw failed;
-  return result;
-}
-
-const SECTIONS: ReadonlySet<string> = new Set([
-  'acknowledgments',
-  'shallow-info',
-  'wanted-refs',
-  'packfile-uris',
-  'packfile',
-]);
-
-/** The sections of a fetch response, in order; the packfile's data goes to `onPack`. */
-async function readFetchResponse(
-  res: GitHttpResponse,
-  result: FetchedPack,
-  onPack: (data: Buffer) => Promise<void>,
-): Promise<void> {
-  let section: string | undefined;
-  for await (const line of pktLines(res.body ?? emptyBody())) {
-    if (line === 'flush') return;
-    if (line === 'delim') section = undefined;
-    else if (section !== undefined) await sectionLine(section, line, result, onPack);
-    else {
-      section = line.toString('utf8').trimEnd();
-      if (section.startsWith('ERR '))
-        throw new ProtocolError(`the server refused the fetch: ${section.slice(4)}`);
-      if (!SECTIONS.has(section))
-        throw new ProtocolError(
-          `an unknown section ${JSON.stringify(section.slice(0, 80))} in the fetch response`,
-        );
+/**
+ * Reads a ref advertisement to its end: an optional "# service=git-upload-pack" header up to a
+ * flush (git sends it in version 0; some servers in version 2 too), then "version 2" and the
+ * capabilities, or (version 0, "version 1" first or not) the refs, the first carrying the
+ * capabilities after a NUL. Of the refs only `ref`'s tip is kept.
+ */
+export async function readAdvertisement(
+  lines: AsyncIterable<Buffer | 'flush' | 'delim'>,
+  ref: string,
+): Promise<Discovered> {
+  const reader = new AdvertisementReader(lines);
+  let line = await reader.next();
+  if (line instanceof Buffer && lineText(line).startsWith('# service=')) {
+    for (let n = 0; line !== 'flush'; n++) {
+      if (line === undefined || n > MAX_HEADER_LINES)
+        throw new ProtocolError('a malformed "# service=" header in the ref advertisement');
+      line = await reader.next();
     }
+    line = await reader.next();
   }
-  throw new ProtocolError('the fetch response ended before its final flush');
+  const first = line instanceof Buffer ? lineText(line) : undefined;
+  if (first === 'version 2') return { version: 2, capabilities: await readCapabilities(reader) };
+  const found = await readRefs(reader, first === 'version 1' ? await reader.next() : line, ref);
+  return { version: 0, ...found };
 }
 
-/** One line of a section: the pack's data (band 1), its progress (2) or error (3), shallow-info. */
-async function sectionLine(
-  section: string,
-  line: Buffer,
-  result: FetchedPack,
-  onPack: (data: Buffer) => Promise<void>,
-): Promise<void> {
-  if (section === 'packfile') {
-    if (line[0] === 1) await onPack(line.subarray(1));
-    else if (line[0] === 3)
-      throw new ProtocolError(`the server failed the fetch: ${line.subarray(1).toString('utf8').trim()}`);
-  } else if (section === 'shallow-info') {
-    const [kind, oid = ''] = line.toString('utf8').trimEnd().split(' ');
-    if (!OID.test(oid) || (kind !== 'shallow' && kind !== 'unshallow'))
-      throw new ProtocolError('a malformed shallow-info line');
-    if (result.shallow.length + result.unshallow.length >= MAX_SHALLOW_LINES)
-      throw new ProtocolError(`the server sent more than ${MAX_SHALLOW_LINES} shallow-info lines`);
-    (kind === 'shallow' ? result.shallow : result.unshallow).push(oid);
-  }
+/** Version 2's capability lines, up to the flush. */
+async function readCapabilities(reader: AdvertisementReader): Promise<Capabilities> {
+  const capabilities = new Map<string, string>();
+  let line = await reader.next(MAX_CAPABILITY_BYTES);
+  for (; line instanceof Buffer; line = await reader.next()) addCapability(capabilities, lineText(line));
+  await reader.drain();
+  return capabilities;
 }
 
-/** A version 2 command whose whole (small) answer is read. */
-async function command(
-  endpoint: UploadPackEndpoint,
-  name: string,
-  args: string[],
-  maxBytes: number,
-): Promise<Buffer> {
-  return readBody(await post(endpoint, name, args), maxBytes);
-}
-
-async function post(endpoint: UploadPackEndpoint, name: string, args: string[]): Promise<GitHttpResponse> {
-  const body = Buffer.concat([
-    pktLine(`command=${name}\n`),
-    Buffer.from('0001', 'latin1'),
-    ...args.map((a) => pktLine(`${a}\n`)),
-    FLUSH,
-  ]);
-  const res = await endpoint.http.request({
-    method: 'POST',
-    url: `${endpoint.url}/git-upload-pack`,
-    headers: {
-      ...endpoint.headers(),
-      ...V2_HEADER,
-      'content-type': 'application/x-git-upload-pack-request',
-      accept: 'application/x-git-upload-pack-result',
-    },
-    body: (async function* () {
-      yield body;
-    })(),
-  });
-  if (res.statusCode !== 200) await readBody(res, MAX_ADVERTISEMENT_BYTES); // throws HttpError
-  try {
-    expectMediaType(res, 'application/x-git-upload-pack-result', Buffer.alloc(0));
-  } catch (error) {
-    await res.body?.return?.(); // closes the connection rather than leave it until the idle timeout
-    throw error;
-  }
-  return res;
-}
-
-/** pkt-lines of a streamed body: their payloads, 'flush' (0000) and 'delim' (0001). */
-async function* pktLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<Buffer | 'flush' | 'delim'> {
-  let pending = Buffer.alloc(0);
-  for await (const chunk of body) {
-    pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
-    let at = 0;
-    while (pending.length - at >= 4) {
-      const hex = pending.toString('latin1', at, at + 4);
-      const length = /^[0-9a-f]{4}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN;
-      if (length === 0 || length === 1) {
-        yield length === 0 ? 'flush' : 'delim';
-        at += 4;
-        continue;
-      }
-      if (!(length >= 4)) throw new ProtocolError(`a malformed pkt-line (${JSON.stringify(hex)})`);
-      if (pending.length - at < length) break;
-      yield pending.subarray(at + 4, at + length);
-      at += length;
+/** Version 0's ref lines from `line` on, up to the flush: `ref`'s tip and the capabilities. */
+async function readRefs(
+  reader: AdvertisementReader,
+  from: Buffer | 'flush' | 'delim' | undefined,
+  ref: string,
+): Promise<{ capabilities: V0Capabilities; tip: string | undefined }> {
+  let capabilities: Map<string, string> | undefined;
+  let tip: string | undefined;
+  let line = from;
+  for (; line instanceof Buffer; line = await reader.next()) {
+    const nul = line.indexOf(0);
+    const text = lineText(nul < 0 ? line : line.subarray(0, nul));
+    const space = text.indexOf(' ');
+    const oid = text.slice(0, space);
+    if (space !== 40 || !OID.test(oid))
+      throw new ProtocolError(`a malformed ref advertisement line ${JSON.stringify(text.slice(0, 80))}`);
+    if (capabilities === undefined) {
+      capabilities = new Map();
+      const words = nul < 0 ? [] : lineText(line.subarray(nul + 1)).split(' ');
+      for (const word of words) if (word !== '') addCapability(capabilities, word);
     }
-    pending = pending.subarray(at);
+    if (text.slice(space + 1) === ref) tip = oid;
   }
-  if (pending.length > 0) throw new ProtocolError('the response ends inside a pkt-line');
+  if (line !== 'flush') throw new ProtocolError('the ref advertisement ended before its flush');
+  await reader.drain();
+  return { capabilities: capabilities ?? new Map(), tip };
 }
 
-/** The text lines of a small response, up to its flush. */
-function textLines(body: Buffer): string[] {
-  const lines: string[] = [];
-  let at = 0;
-  while (at + 4 <= body.length) {
-    const hex = body.toString('latin1', at, at + 4);
-    const length = /^[0-9a-f]{4}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN;
-    if (length === 0) break;
-    if (!(length >= 4) || at + length > body.length)
-      throw new ProtocolError(`a malformed pkt-line at byte ${at} (${JSON.stringify(hex)})`);
-    const text = body.toString('utf8', at + 4, at + length).replace(/\n$/, '');
-    if (text.startsWith('ERR ')) throw new ProtocolError(`the server refused the request: ${text.slice(4)}`);
-    lines.push(text);
-    at += length;
-  }
-  return lines;
+/** "b=c" → b → 'c'; "a" → a → ''. */
+function addCapability(capabilities: Map<string, string>, word: string): void {
+  const eq = word.indexOf('=');
+  capabilities.set(eq < 0 ? word : word.slice(0, eq), eq < 0 ? '' : word.slice(eq + 1));
 }
 
-async function* emptyBody(): AsyncGenerator<Uint8Array> {}
+/** Janus names objects by SHA-1 (its indexer, its caches): a SHA-256 repository is refused. */
+function expectSha1(format: string | undefined): void {
+  if (format !== undefined && format !== 'sha1')
+    throw new ProtocolError(
+      `the repository names its objects by ${format}; Janus reads repositories of SHA-1 object names only`,
+    );
+}
+
+/** The advertisement's lines, counted against its bound; ERR lines thrown. */
+class AdvertisementReader {
+  readonly #lines: AsyncIterator<Buffer | 'flush' | 'delim'>;
+  #bytes = 0;
+  #limit = MAX_V0_ADVERTISEMENT_BYTES;
+
+  constructor(lines: AsyncIterable<Buffer | 'flush' | 'delim'>) {
+    this.#lines = lines[Symbol.asyncIterator]();
+  }
+
+  /** The next line, undefined at the end; `limit`: from now on, the bound on all read. */
+  async next(limit?: number): Promise<Buffer | 'flush' | 'delim' | undefined> {
+    if (limit !== undefined) this.#limit = this.#bytes + limit;
+    const { done, value } = await this.#lines.next();
+    if (done) return undefined;
+    if (value instanceof Buffer) {
+      this.#bytes += value.length + 4;
+      if (this.#bytes > this.#limit)
+        throw new ProtocolError(`the server's ref advertisement is longer than ${this.#limit} bytes`);
+      if (value.subarray(0, 4).toString('latin1') === 'ERR ')
+        throw new ProtocolError(`the server refused the request: ${lineText(value.subarray(4))}`);
+    }
+    return value;
+  }
+
+  /** Reads what follows the advertisement (nothing, from git), so the connection can be reused. */
+  async drain(): Promise<void> {
+    while ((await this.next()) !== undefined);
+  }
+}

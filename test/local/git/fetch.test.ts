@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient, GitAccessError, GitCredentials, GitRepository } from '../../../src/git/index.ts';
-import { fetchPack } from '../../../src/git/upload-pack.ts';
+import { openUploadPack } from '../../../src/git/upload-pack.ts';
 import { type GitServer, pushCommit, startGitServer } from '../../support/git/git-server.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
@@ -150,7 +150,8 @@ describe('fetching the watched branch', () => {
     const tip = await pushCommit(bare, 'main', { 'transactions/a/transaction.yaml': 'x: 1\n' });
     const endpoint = { http: createHttpClient(), url: server.url('unwritable'), headers: () => ({}) };
     const notAFile = await mkdtemp(join(scratch, 'not-a-file-'));
-    await expect(fetchPack(endpoint, { want: tip, haves: [], shallow: new Set() }, notAFile)).rejects.toThrow(
+    const uploadPack = await openUploadPack(endpoint, 'refs/heads/main');
+    await expect(uploadPack.fetch({ want: tip, haves: [], shallow: new Set() }, notAFile)).rejects.toThrow(
       /EISDIR/,
     );
   });
