@@ -268,8 +268,8 @@ async function collect(body: AsyncIterableIterator<Uint8Array> | Iterable<Uint8A
 
 /**
  * `http` with a budget: the response bodies of every request made through the returned client
- * may total at most `maxBytes`, so one per operation bounds what a fetch downloads (a pack is
- * held in memory several times over while isomorphic-git indexes it). Past the budget, or when a
+ * may total at most `maxBytes`, so one per operation bounds what a fetch downloads (the pack is
+ * read into memory once to be indexed, pack-indexer.ts). Past the budget, or when a
  * Content-Length announces more, the body is cancelled (which closes the connection) and the
  * request fails with a FetchTooLargeError.
  */
