@@ -6,6 +6,7 @@
  * server was fetched from through isomorphic-git, which held the pack and every object whole.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,9 +52,10 @@ describe('a server that speaks only protocol version 0', () => {
 
   it('then brings only the new commits, and an idle poll costs one GET', async () => {
     const bare = await v0.createRepo('incremental');
-    await pushCommit(bare, 'main', { 'assets/big.bin': 'y'.repeat(256 * 1024) + Math.random() });
+    await pushCommit(bare, 'main', { 'assets/big.bin': randomBytes(256 * 1024).toString('base64') });
     const repo = await GitRepository.open({ location: v0.url('incremental'), cacheDir: await cacheDir() });
     await repo.fetchBranch('main');
+    expect(v0.requests('incremental')[1]?.bytesSent).toBeGreaterThan(256 * 1024);
 
     v0.clearRequests();
     const next = await pushCommit(bare, 'main', { 'transactions/b/transaction.yaml': 'x: 2\n' });
@@ -66,8 +68,7 @@ describe('a server that speaks only protocol version 0', () => {
     v0.clearRequests();
     expect(await repo.fetchBranch('main')).toBe(next);
     expect(described(v0, 'incremental')).toEqual(['GET info/refs']);
-    // Both commits are readable, and the cache is still shallow at the first one only.
-    expect((await repo.run((s) => s.store.readCommit(next))).oid).toBe(next);
+    expect((await repo.run((s) => s.store.readCommit(next))).parents).toHaveLength(1);
   });
 
   it('deepens a shallow cache by the commits asked for, relative to its shallow commits', async () => {
@@ -85,7 +86,6 @@ describe('a server that speaks only protocol version 0', () => {
     expect(await repo.run((s) => s.store.shallowCommits())).toEqual(new Set());
     expect((await repo.run((s) => s.store.readCommit(commits[0] ?? ''))).oid).toBe(commits[0]);
     expect(await repo.run((s) => s.deepen('main', 10))).toBe(false);
-    expect(v0.requests('deepen').every((r) => r.gitProtocol === '')).toBe(true);
   });
 });
 
