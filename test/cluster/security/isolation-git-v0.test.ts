@@ -19,6 +19,7 @@ import {
   waitForPhase,
 } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
+import { git as nativeGit } from '../../support/git/git-server.ts';
 import { pushZeros } from '../../support/git/hostile-git.ts';
 import { configMapYaml, createTestRepo, directory, useGitServer, useJanus } from '../gitops/harness.ts';
 
@@ -45,6 +46,8 @@ describe('a pusher on a server that speaks only protocol version 0', () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     await clients.admin.create(configMap(ns.name, 'neighbour', { v: '1' }));
     const repo = await createTestRepo(git.server);
+    // The pushed pack kept as it came, as forges keep it: serving it deflates nothing again.
+    await nativeGit(repo.bare, 'config', 'receive.unpackLimit', '1');
     const run = await janus.start({ repo: repo.url, namespace: ns.name });
     await pushZeros(
       repo.url,
