@@ -104,4 +104,25 @@ describe('object sizes from headers', () => {
     // through isomorphic-git either.
     expect(readBlob).not.toHaveBeenCalled();
   });
+
+  it('reads loose blobs whole or refuses them by size, small ones in one go', async () => {
+    const dir = await repository();
+    await writeFile(join(dir, 'small.yaml'), 'phase: Committed\n');
+    await git(dir, 'add', 'small.yaml');
+    await git(dir, 'commit', '--quiet', '-m', 'small');
+    const small = await git(dir, 'rev-parse', 'HEAD:small.yaml');
+    const config = await git(dir, 'rev-parse', 'HEAD:config.yaml');
+    const zeros = await git(dir, 'rev-parse', 'HEAD:zeros.bin');
+    const store = new ObjectStore(join(dir, '.git'));
+    const readBlob = vi.spyOn(store, 'readBlob');
+    const text = async (oid: string) => {
+      const read = await store.readBlobWithin(oid, 1024 * 1024);
+      return read.ok ? new TextDecoder().decode(read.bytes) : read.size;
+    };
+    expect(await text(small)).toBe('phase: Committed\n');
+    expect(readBlob).not.toHaveBeenCalled();
+    expect(await text(config)).toMatch(/version 4$/); // larger than one go: sized, then read
+    expect(await text(zeros)).toBe(4 * 1024 * 1024 + 4);
+    expect(await store.readBlobWithin(small, 4)).toEqual({ ok: false, size: 17 });
+  });
 });
