@@ -6,7 +6,6 @@
  * routes notifications (src/notify) to a test listener: each outcome arrives there with its commit
  * and its author.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,7 +25,14 @@ import {
   type TestGitea,
 } from '../../support/servers/gitea.ts';
 import { startListener } from '../../support/servers/http-listener.ts';
-import { configMapYaml, directory, morePolls, successfulPolls, useJanus } from './harness.ts';
+import {
+  configMapYaml,
+  directory,
+  fastLeaderElection,
+  morePolls,
+  successfulPolls,
+  useJanus,
+} from './harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'forge');
@@ -315,8 +321,7 @@ describe('commit statuses on a real forge (Gitea)', () => {
     const args = [
       ...['--git-username', GITEA_ADMIN, '--git-token-file', token, '--allow-insecure-http'],
       ...['--commit-status-token-file', token, '--commit-status-provider', 'gitea'],
-      ...['--leader-elect', '--leader-election-id', `janus-forge-${randomBytes(4).toString('hex')}`],
-      ...['--leader-lease-duration', '3s', '--leader-renew-deadline', '2s', '--leader-retry-period', '500ms'],
+      ...fastLeaderElection('janus-forge'),
     ];
     const a = await janus.start({ repo: repo.cloneUrl, namespace: ns.name, args, wait: false });
     const b = await janus.start({ repo: repo.cloneUrl, namespace: ns.name, args, wait: false });

@@ -2,7 +2,6 @@
  * Two replicas of `janus run` under one leader election: only the leader polls and writes
  * results; when it dies, the standby takes over and carries on from where it stopped.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import {
@@ -17,6 +16,7 @@ import {
   configMapYaml,
   createTestRepo,
   directory,
+  fastLeaderElection,
   successfulPolls,
   useGitServer,
   useJanus,
@@ -32,17 +32,7 @@ describe('leader election', () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
     await clients.admin.create(configMap(ns.name, 'app', { v: '0' }));
     const repo = await createTestRepo(server.server);
-    const election = [
-      '--leader-elect',
-      '--leader-election-id',
-      `janus-test-${randomBytes(4).toString('hex')}`,
-      '--leader-lease-duration',
-      '3s',
-      '--leader-renew-deadline',
-      '2s',
-      '--leader-retry-period',
-      '500ms',
-    ];
+    const election = fastLeaderElection('janus-test');
     const a = await janus.start({ repo: repo.url, namespace: ns.name, args: election, wait: false });
     const b = await janus.start({ repo: repo.url, namespace: ns.name, args: election, wait: false });
     const polls = async () => [await successfulPolls(a), await successfulPolls(b)];

@@ -43,6 +43,19 @@ export interface RecordedRequest {
   bytesReceived: number;
 }
 
+/**
+ * A push taken out of the normal path (holdNextPush): its request read whole, then held. Its
+ * client never gets an answer: the connection is reset once the push is landed or dropped.
+ */
+export interface HeldPush {
+  /** Resolves once the push has arrived, its body read to the end. */
+  readonly arrived: Promise<void>;
+  /** Runs git-receive-pack on it now (the branch moves, if it still can); resolves when done. */
+  land(): Promise<void>;
+  /** Throws it away: git never sees it. */
+  drop(): void;
+}
+
 /** How an outage looks to clients: HTTP 503, or connections reset before any response. */
 export type OutageMode = 'unavailable' | 'reset';
 
@@ -58,6 +71,11 @@ export interface GitServer {
    * refs) but their response is lost: an HTTP 500, or the connection reset.
    */
   loseResponses(count: number, mode: 'error' | 'reset'): void;
+  /**
+   * Holds the next push to `repo` (its git-receive-pack POST) until the test lands or drops it:
+   * a push in flight when its sender dies, landing late (a slow host) or never.
+   */
+  holdNextPush(repo: string): HeldPush;
   /**
    * Runs `hook` before serving each request until it returns true (e.g. to push a competing commit
    * between a client's ref discovery and its push).
@@ -117,6 +135,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   let outage: OutageMode | undefined;
   let lost = { count: 0, mode: 'error' as 'error' | 'reset' };
   let hook: ((request: RecordedRequest) => Promise<boolean> | boolean) | undefined;
+  let hold: { repo: string; take(req: IncomingMessage, entry: RecordedRequest): void } | undefined;
 
   const server = createServer(async (req, res) => {
     if (options.protocolV0Only) delete req.headers['git-protocol'];
@@ -141,6 +160,11 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     }
     if (options.auth && !isAuthorized(req, options.auth)) {
       res.writeHead(401, { 'www-authenticate': 'Basic realm="janus-test"' }).end('authentication required\n');
+      return;
+    }
+    if (hold?.repo === entry.repo && entry.method === 'POST' && entry.path === 'git-receive-pack') {
+      hold.take(req, entry);
+      hold = undefined;
       return;
     }
     if (lost.count > 0 && entry.method === 'POST' && entry.path === 'git-receive-pack') {
@@ -181,6 +205,43 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     },
     loseResponses(count, mode) {
       lost = { count, mode };
+    },
+    holdNextPush(repo) {
+      let arrive: () => void = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      let request: { req: IncomingMessage; entry: RecordedRequest; body: Buffer } | undefined;
+      hold = {
+        repo,
+        take(req, entry) {
+          const chunks: Buffer[] = [];
+          req.on('data', (chunk: Buffer) => chunks.push(chunk));
+          req.on('end', () => {
+            request = { req, entry, body: Buffer.concat(chunks) };
+            arrive();
+          });
+        },
+      };
+      const arrivedFirst = (): NonNullable<typeof request> => {
+        if (!request) throw new Error('the held push has not arrived yet');
+        return request;
+      };
+      return {
+        arrived,
+        async land() {
+          const { req, entry, body } = arrivedFirst();
+          const child = spawnHttpBackend(root, req, entry, body);
+          children.add(child);
+          child.stdout?.resume(); // its report goes nowhere
+          await new Promise((resolve) => child.on('close', resolve));
+          children.delete(child);
+          req.socket.destroy();
+        },
+        drop() {
+          arrivedFirst().req.socket.destroy();
+        },
+      };
     },
     setDown(down, mode = 'unavailable') {
       outage = down ? mode : undefined;
@@ -242,8 +303,13 @@ function runHttpBackend(
   return child;
 }
 
-/** Starts `git http-backend` for one request, with the request body on its stdin. */
-function spawnHttpBackend(root: string, req: IncomingMessage, entry: RecordedRequest): ChildProcess {
+/** Starts `git http-backend` for one request, with the request body (or `body`, read already) on its stdin. */
+function spawnHttpBackend(
+  root: string,
+  req: IncomingMessage,
+  entry: RecordedRequest,
+  body?: Buffer,
+): ChildProcess {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const child = spawn('git', ['http-backend'], {
     env: {
@@ -265,11 +331,16 @@ function spawnHttpBackend(root: string, req: IncomingMessage, entry: RecordedReq
     },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
+  child.stdin!.on('error', () => {}); // the CGI may exit before reading everything; the status says why
+  if (body) {
+    entry.bytesReceived += body.length;
+    child.stdin!.end(body);
+    return child;
+  }
   req.on('data', (chunk: Buffer) => {
     entry.bytesReceived += chunk.length;
   });
   req.pipe(child.stdin!);
-  child.stdin!.on('error', () => {}); // the CGI may exit before reading everything; the status says why
   return child;
 }
 
