@@ -1,17 +1,20 @@
 /**
  * Replays result records as commits on top of a tip of the results branch, without a worktree.
  * Because each record carries whole files, replaying onto a tip someone else moved needs no merge:
- * their files stay, ours are rewritten. Records the caller found already on the branch (by their
- * Janus-Result trailer, see landed.ts) are skipped; so are records without an id (queued by an
- * older version) whose files the tip already holds.
+ * their files stay, ours are rewritten. Skipped: records the caller found already on the branch
+ * (by their Janus-Result trailer, see landed.ts); records whose files the tip already holds; and
+ * records of an outcome the tip already records, whoever wrote it (already-recorded.ts): the tip's
+ * file at that path is read once per record, so this costs O(records), never the history.
  */
 
 import { type CommitSigner, ObjectBatch } from '../git/object-batch.ts';
 import type { ObjectStore, Signature } from '../git/object-store.ts';
 import type { PackObject } from '../git/pack-writer.ts';
 import { writeFiles } from '../git/tree-writer.ts';
+import { alreadyRecordedText } from './already-recorded.ts';
 import { TRAILER_RESULT, withTrailer } from './commit-message.ts';
 import type { ResultRecord } from './result-record.ts';
+import { type ResultsSnapshot, resultsSnapshotAt } from './results-reader.ts';
 
 export interface CommittedRecords {
   /** The new tip: `base` itself when every record was already there. */
@@ -40,6 +43,7 @@ export async function commitRecords(
   let lastMessage: string | undefined;
   // Hundreds of records after a big poll: written to disk together, once all are committed.
   const batch = new ObjectBatch(store);
+  const files = new RecordedFiles(await resultsSnapshotAt(store, base));
   if (base !== undefined) {
     const commit = await store.readCommit(base);
     tree = commit.tree;
@@ -50,6 +54,7 @@ export async function commitRecords(
     const isNotice = Object.keys(record.files).length === 0;
     // A notice is already there when the tip is that very notice; a file change when no file differs.
     if (isNotice && lastMessage !== undefined && sameMessage(lastMessage, record.message)) continue;
+    if (!isNotice && (await files.recordsAll(record.files))) continue;
     const newTree = isNotice
       ? (tree ?? (await batch.writeTree([])))
       : await writeFiles(batch, tree, record.files);
@@ -67,9 +72,41 @@ export async function commitRecords(
     );
     tree = newTree;
     lastMessage = record.message;
+    files.wrote(record.files);
   }
   await batch.flush();
   return { tip, objects: batch.objects() };
+}
+
+/**
+ * The largest result file read back from the branch to compare outcomes. A Transaction is at
+ * most ~1.5 MiB (etcd's limit) and its result file names a subset of it; a larger file at that
+ * path (anyone who may push the branch can put one there) is not read, and the record is written.
+ */
+const MAX_COMPARED_BYTES = 4 * 1024 * 1024;
+
+/** The result files as the commits built so far leave them: the base snapshot, then our own. */
+class RecordedFiles {
+  readonly #base: ResultsSnapshot;
+  readonly #written = new Map<string, string>();
+
+  constructor(base: ResultsSnapshot) {
+    this.#base = base;
+  }
+
+  /** Whether every file of a record is a result whose outcome is recorded at its path already. */
+  async recordsAll(files: Readonly<Record<string, string>>): Promise<boolean> {
+    const entries = Object.entries(files);
+    for (const [path, text] of entries) {
+      const current = this.#written.get(path) ?? (await this.#base.read(path, MAX_COMPARED_BYTES));
+      if (current === undefined || !alreadyRecordedText(current, text)) return false;
+    }
+    return entries.length > 0;
+  }
+
+  wrote(files: Readonly<Record<string, string>>): void {
+    for (const [path, text] of Object.entries(files)) this.#written.set(path, text);
+  }
 }
 
 function sameMessage(a: string, b: string): boolean {

@@ -17,7 +17,10 @@ const MAX_COMMITS = 10_000;
  * found in Janus-Result trailers. It stops once every id is found, once it has passed every
  * commit of `since` (the tips the uncertain pushes were built on: nothing they added lies
  * below them; undefined when unknown, as after a restart), at the end of the history this cache
- * holds (a shallow fetch: our own recent commits are always in it), or after MAX_COMMITS.
+ * holds, or after MAX_COMMITS. That end can come early: a replica whose first fetch of the
+ * branch was shallow, or whose push created it, holds the tip and its own commits, not the
+ * other writers' commits between them. Result files do not depend on this walk
+ * (commit-records.ts compares outcomes at the tip); a notice can then be written again.
  */
 export async function landedResults(
   store: ObjectStore,

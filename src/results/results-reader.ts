@@ -6,6 +6,7 @@
  * applying a directory, and the reporter before writing an outcome, so neither acts twice, also
  * across restarts and replicas.
  */
+import type { ObjectStore } from '../git/object-store.ts';
 import type { GitRepository, GitSession } from '../git/repository.ts';
 import { parseYamlValue } from '../yaml/yaml-file.ts';
 import { resultPath } from './result-context.ts';
@@ -68,7 +69,11 @@ export function recordedOutcome(doc: ResultDocument): RecordedOutcome {
  */
 export function outcomeFingerprint(doc: ResultDocument): string {
   if (doc.phase === 'RollingBack') return 'RollingBack';
-  const changes = (doc.changes ?? []).map((c) => [c.outcome ?? '', c.error ?? '']);
+  // Read back from the branch, where anyone who may push can write anything: never throws.
+  const changes = (Array.isArray(doc.changes) ? doc.changes : []).map((c) => [
+    c?.outcome ?? '',
+    c?.error ?? '',
+  ]);
   return JSON.stringify([doc.phase, doc.progress ?? '', doc.message ?? '', changes]);
 }
 
@@ -82,8 +87,8 @@ export function fingerprintOf(text: string): string | undefined {
 export interface ResultsSnapshot {
   /** The tip read; undefined when the branch does not exist yet. */
   readonly tip: string | undefined;
-  /** The text of a file, or undefined when there is none. */
-  read(path: string): Promise<string | undefined>;
+  /** The text of a file, or undefined when there is none (or, given `maxBytes`, a larger one). */
+  read(path: string, maxBytes?: number): Promise<string | undefined>;
   /** What results/<namespace>/<name>.yaml records, or undefined when nothing is recorded. */
   outcome(namespace: string, name: string): Promise<RecordedOutcome | undefined>;
   /** The directory paths recorded as baseline at the first run. */
@@ -92,8 +97,15 @@ export interface ResultsSnapshot {
 
 /** Fetches `branch` and returns a snapshot of its tip. */
 export async function readResultsSnapshot(session: GitSession, branch: string): Promise<ResultsSnapshot> {
-  const tip = await session.fetch(branch);
-  const rootTree = tip === undefined ? undefined : (await session.store.readCommit(tip)).tree;
+  return resultsSnapshotAt(session.store, await session.fetch(branch));
+}
+
+/** A snapshot of the results branch at `tip` (undefined: the branch does not exist yet). */
+export async function resultsSnapshotAt(
+  store: ObjectStore,
+  tip: string | undefined,
+): Promise<ResultsSnapshot> {
+  const rootTree = tip === undefined ? undefined : (await store.readCommit(tip)).tree;
   // One results/<ns>/ tree can list thousands of files: each directory is read once per snapshot.
   const directories = new Map<string, Promise<Map<string, string>>>();
   const listing = (dir: string): Promise<Map<string, string>> => {
@@ -101,20 +113,22 @@ export async function readResultsSnapshot(session: GitSession, branch: string): 
     if (!entries) {
       entries = (async () => {
         if (rootTree === undefined) return new Map<string, string>();
-        const entry = await session.store.resolvePath(rootTree, dir);
+        const entry = await store.resolvePath(rootTree, dir);
         if (entry?.type !== 'tree') return new Map<string, string>();
-        const tree = await session.store.readTree(entry.oid);
+        const tree = await store.readTree(entry.oid);
         return new Map(tree.filter((e) => e.type === 'blob').map((e) => [e.path, e.oid]));
       })();
       directories.set(dir, entries);
     }
     return entries;
   };
-  const read = async (path: string): Promise<string | undefined> => {
+  const read = async (path: string, maxBytes?: number): Promise<string | undefined> => {
     const slash = path.lastIndexOf('/');
     const oid = (await listing(slash < 0 ? '' : path.slice(0, slash))).get(path.slice(slash + 1));
     if (oid === undefined) return undefined;
-    return new TextDecoder().decode(await session.store.readBlob(oid));
+    if (maxBytes === undefined) return new TextDecoder().decode(await store.readBlob(oid));
+    const blob = await store.readBlobWithin(oid, maxBytes);
+    return blob.ok ? new TextDecoder().decode(blob.bytes) : undefined;
   };
   let baseline: Promise<Set<string>> | undefined;
   return {

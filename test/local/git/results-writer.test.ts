@@ -3,11 +3,18 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Phase } from '../../../src/api/v1alpha1/index.ts';
 import { GitRepository } from '../../../src/git/index.ts';
-import { type ResultRecord, ResultsWriter, type ResultsWriterOptions } from '../../../src/results/index.ts';
+import {
+  type ResultRecord,
+  ResultsWriter,
+  type ResultsWriterOptions,
+  renderTransactionResult,
+} from '../../../src/results/index.ts';
 import { PUSH_RECORDS } from '../../../src/results/writer.ts';
 import { eventually } from '../../support/eventually.ts';
 import { type GitServer, git, pushCommit, startGitServer } from '../../support/git/git-server.ts';
+import { aTransaction } from '../../support/transactions.ts';
 
 /** Every temporary directory of this file lives here, removed at the end. */
 let scratch: string;
@@ -276,5 +283,98 @@ describe('ResultsWriter', () => {
       'default/later: Committed (1/1 changes) [1 parents]',
       'default/once: Committed (1/1 changes) [0 parents]',
     ]);
+  });
+
+  describe('one record per outcome, whoever writes it', () => {
+    /**
+     * The outcome of Transaction `name` (uid `uid-<name>`) as the replica `identity` renders it:
+     * two writers' records of one outcome differ in bytes (here who recorded it; also the
+     * version, or the moment the Transaction was read), never in the outcome.
+     */
+    const outcome = (name: string, phase: Phase, identity: string): ResultRecord => {
+      const committed = phase !== 'Pending';
+      const txn = aTransaction({
+        namespace: 'default',
+        name,
+        uid: `uid-${name}`,
+        changes: [{ target: { apiVersion: 'v1', kind: 'ConfigMap', name }, type: 'Patch', content: {} }],
+        status: {
+          phase,
+          items: [
+            {
+              target: `v1 ConfigMap default/${name}`,
+              prepared: committed,
+              committed,
+              ...(phase === 'RolledBack' && { rolledBack: true }),
+            },
+          ],
+        },
+      });
+      return renderTransactionResult(txn, { controllerVersion: '0.1.0', identity });
+    };
+
+    it('a push that lands after the next writer read the branch: the replay leaves out the outcomes it holds', async () => {
+      // The old leader's push is in flight when it dies; the next leader read the branch before
+      // it landed, so it records the same outcomes itself, and its push is refused.
+      const dead = await openWriter();
+      const next = await openWriter();
+      await dead.write(outcome('x', 'Committed', 'replica-a'));
+      await dead.write(outcome('y', 'Committed', 'replica-a'));
+      server.beforeRequest(async (request) => {
+        if (request.repo !== repoName || request.path !== 'git-receive-pack') return false;
+        server.beforeRequest(() => true); // the dead writer's own requests pass
+        await dead.flush();
+        return true;
+      });
+      for (const name of ['x', 'y', 'z']) await next.write(outcome(name, 'Committed', 'replica-b'));
+      expect((await next.flush()).replays).toBe(1);
+
+      expect(await history()).toEqual([
+        'default/z: Committed (1/1 changes) [1 parents]',
+        'default/y: Committed (1/1 changes) [1 parents]',
+        'default/x: Committed (1/1 changes) [0 parents]',
+      ]);
+      expect(await show('results/default/x.yaml')).toContain('identity: replica-a');
+    });
+
+    it('records a dead writer left in its spool are not pushed over what the next one recorded since', async () => {
+      const cacheDir = await mkdtemp(join(scratch, 'cache-'));
+      const dead = await openWriter({}, cacheDir);
+      server.setDown(true, 'reset');
+      await dead.write(outcome('same', 'Committed', 'replica-a'));
+      await dead.write(outcome('moved-on', 'Pending', 'replica-a'));
+      await dead.write(outcome('moved-on', 'Committed', 'replica-a'));
+      await expect(dead.flush()).rejects.toMatchObject({ kind: 'unreachable' });
+      await dead.close();
+      server.setDown(false);
+
+      const next = await openWriter();
+      await next.write(outcome('same', 'Committed', 'replica-b'));
+      for (const phase of ['Pending', 'Committed', 'RollingBack', 'RolledBack'] as const)
+        await next.write(outcome('moved-on', phase, 'replica-b'));
+      await next.flush();
+      const recorded = await history();
+
+      // The dead writer leads again: its spool is pushed, and adds nothing.
+      const back = await openWriter({}, cacheDir);
+      await eventually(() => expect(back.pending).toBe(0));
+      expect(await history()).toEqual(recorded);
+      expect(recorded).toHaveLength(5);
+      expect(await show('results/default/moved-on.yaml')).toContain('phase: RolledBack');
+    });
+
+    it('still writes the next outcome of a Transaction another writer recorded', async () => {
+      const first = await openWriter();
+      await first.write(outcome('next', 'Pending', 'replica-a'));
+      await first.flush();
+      const second = await openWriter();
+      await second.write(outcome('next', 'Pending', 'replica-b'));
+      await second.write(outcome('next', 'Committed', 'replica-b'));
+      await second.flush();
+      expect(await history()).toEqual([
+        'default/next: Committed (1/1 changes) [1 parents]',
+        'default/next: Pending (0/1 changes) [0 parents]',
+      ]);
+    });
   });
 });
