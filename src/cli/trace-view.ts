@@ -26,6 +26,12 @@ export interface TraceReport {
    * annotations, so a stamp counts only when the change it names targets this very object.
    */
   untrusted?: string;
+  /**
+   * Why the stamp cannot be checked: the Transaction it names is gone, or has another uid (a
+   * namesake created since). Anyone who may write the object could have written such a stamp, so
+   * it is reported, not believed; the results branch's file is where to compare the uid.
+   */
+  unverified?: string;
   /** Absent when no transaction's stamp is on the object. */
   appliedBy?: AppliedBy & {
     /** The Transaction still exists with that uid (a re-created one of the same name does not count). */
@@ -53,10 +59,18 @@ export function traceReport(object: KubeObject, txn: Transaction | undefined): T
       untrusted: `its ${ANNOTATION_APPLIED_BY} annotation names change ${stamp.change} of Transaction ${stamp.namespace}/${stamp.name}, which ${target ? `targets ${target.kind} ${target.name}` : 'has no such change'}, not this object: Janus did not write that stamp here`,
     };
   }
+  const unverified = same
+    ? undefined
+    : `Transaction ${stamp.namespace}/${stamp.name} (uid ${stamp.uid}), which ${
+        txn
+          ? `now has uid ${txn.metadata.uid ?? 'unknown'}: another Transaction of that name`
+          : 'no longer exists'
+      }; nothing confirms that Janus wrote it`;
   const status = same ? txn.status : undefined;
   const changeType = same ? txn.spec.changes[stamp.change]?.type : undefined;
   return {
     object: described,
+    ...(unverified && { unverified }),
     appliedBy: {
       ...stamp,
       found: same,
@@ -96,15 +110,16 @@ function renderTraceText(report: TraceReport): string {
   if (!a) {
     return `${report.object} carries no ${ANNOTATION_APPLIED_BY} annotation: no Janus transaction has changed it (or it was changed since by something else that replaced its annotations).\n`;
   }
+  if (report.unverified) {
+    return (
+      `${report.object} is not traced: its ${ANNOTATION_APPLIED_BY} annotation names change ${a.change} of ` +
+      `${report.unverified}. If Janus wrote it, the outcome is on the results branch: ${a.resultFile} ` +
+      `(its transaction.uid must be ${a.uid}).\n`
+    );
+  }
   const lines = [
     `${report.object} was last written by Transaction ${a.namespace}/${a.name}, change ${a.change}${a.changeType ? ` (${a.changeType})` : ''}.`,
   ];
-  if (!a.found) {
-    lines.push(
-      `That Transaction (uid ${a.uid}) no longer exists; its outcome is on the results branch: ${a.resultFile}`,
-    );
-    return `${lines.join('\n')}\n`;
-  }
   const field = (label: string, value: string | undefined) => {
     if (value) lines.push(`  ${`${label}:`.padEnd(10)}${value}`);
   };

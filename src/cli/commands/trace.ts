@@ -8,6 +8,9 @@ import { resolveResource } from '../resource-arg.ts';
 import { renderTrace, traceReport } from '../trace-view.ts';
 import { getTransaction } from '../transactions.ts';
 
+/** Exit status of a stamp that cannot be checked: its Transaction is gone or has another uid. */
+const UNVERIFIED_EXIT = 3;
+
 export default defineCommand({
   name: 'trace',
   usage: 'janus trace <type>/<name> [flags]',
@@ -17,11 +20,15 @@ commit and directory: every object a transaction creates, updates or patches car
 annotation tx.janus.io/applied-by (<namespace>/<name>@<uid>#<change>). The type is what kubectl
 takes: a kind, plural or short name, optionally with its group (deployment.apps/web).
 
-A Transaction deleted (or pruned) since is named with the file that records its outcome on the
-results branch (git show janus/results:results/<namespace>/<name>.yaml).
+Anyone who may write the object may write its annotations, so a stamp is believed only when the
+Transaction it names still exists with the stamp's uid and its named change targets this very
+object. A stamp whose Transaction was deleted (or pruned) since, or re-created under the same name,
+cannot be checked: it is reported as such, with the file that would record its outcome on the
+results branch (git show janus/results:results/<namespace>/<name>.yaml; compare its uid).
 
-Exit status: 0 the object was traced to a transaction; 1 no transaction's stamp is on it;
-2 usage error, or the object does not exist.
+Exit status: 0 the object was traced to a transaction; 1 no transaction's stamp is on it, or one
+that is refused (its change targets another object); 2 usage error, or the object does not exist;
+3 the stamp cannot be checked (its Transaction is gone, or has another uid).
 
 Examples:
   janus trace deployment/web -n shop
@@ -54,7 +61,7 @@ Examples:
       const report = traceReport(object, txn);
       stderr.write(renderTrace(report));
       if (format) stdout.write(formatDocument(report, format));
-      return report.appliedBy ? 0 : 1;
+      return report.unverified ? UNVERIFIED_EXIT : report.appliedBy ? 0 : 1;
     } finally {
       await cluster.close();
     }

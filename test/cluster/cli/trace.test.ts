@@ -57,13 +57,15 @@ describe('janus trace', () => {
     }
   });
 
-  it('points to the results branch once the Transaction is gone', async () => {
-    await committedTransaction(clients, ns.name, 'pruned');
+  it('points to the results branch once the Transaction is gone, with exit 3: the stamp cannot be checked', async () => {
+    const txn = await committedTransaction(clients, ns.name, 'pruned');
     await clients.admin.delete(txnRef(ns.name, 'pruned'));
     const result = await janus(['trace', 'cm/pruned-a', '-n', ns.name], as());
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain('no longer exists; its outcome is on the results branch');
-    expect(result.stderr).toContain(`results/${ns.name}/pruned.yaml`);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('which no longer exists; nothing confirms that Janus wrote it');
+    expect(result.stderr).toContain(
+      `the outcome is on the results branch: results/${ns.name}/pruned.yaml (its transaction.uid must be ${txn.metadata.uid})`,
+    );
   });
 
   it('exits 1 for an object no transaction wrote, and 2 for one that does not exist or a bad type', async () => {

@@ -1,6 +1,7 @@
 /**
  * Tenant against tenant, at the command line: what others wrote is not believed or printed as
- * is. `janus trace` refuses an applied-by stamp copied onto an object its change never targeted;
+ * is. `janus trace` refuses an applied-by stamp copied onto an object its change never targeted,
+ * and does not vouch for one naming a Transaction that is gone or has another uid;
  * `janus status` prints no control character of a message a tenant put into a status.
  */
 import { describe, expect, it } from 'vitest';
@@ -62,6 +63,36 @@ describe('janus trace believes only stamps Janus wrote where they are', () => {
     const genuine = await janus(['trace', 'configmap/release-b', '-n', ns.name], asAdmin());
     expect(genuine.code).toBe(0);
     expect(genuine.stderr).toContain(`was last written by Transaction ${ns.name}/release, change 1`);
+  });
+
+  it('does not vouch for a stamp naming a Transaction that is gone, or a uid the live one does not have', async () => {
+    const txn = await committedTransaction(clients, ns.name, 'shipped');
+    await grantAlice('configmap-author', [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create'] },
+    ]);
+    // Alice writes stamps naming a pruned Transaction, and the live one under a uid it never had.
+    const ghost = configMap(ns.name, 'ghost-written', { payload: 'mine' });
+    ghost.metadata.annotations = { 'tx.janus.io/applied-by': `${ns.name}/long-gone@4f1e-not-a-uid#0` };
+    await clients.alice.create(ghost);
+    const namesake = configMap(ns.name, 'shipped-a-lookalike', { payload: 'mine' });
+    namesake.metadata.annotations = { 'tx.janus.io/applied-by': `${ns.name}/shipped@0ld-uid#0` };
+    await clients.alice.create(namesake);
+
+    const gone = await janus(['trace', 'configmap/ghost-written', '-n', ns.name, '-o', 'json'], asAdmin());
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toContain(`ConfigMap ${ns.name}/ghost-written is not traced`);
+    expect(gone.stderr).toContain(
+      `Transaction ${ns.name}/long-gone (uid 4f1e-not-a-uid), which no longer exists`,
+    );
+    expect(gone.stderr).not.toContain('was last written by');
+    expect(JSON.parse(gone.stdout)).toMatchObject({
+      unverified: expect.stringContaining('no longer exists'),
+      appliedBy: { found: false, resultFile: `results/${ns.name}/long-gone.yaml` },
+    });
+
+    const other = await janus(['trace', 'configmap/shipped-a-lookalike', '-n', ns.name], asAdmin());
+    expect(other.code).toBe(3);
+    expect(other.stderr).toContain(`which now has uid ${txn.metadata.uid}: another Transaction of that name`);
   });
 });
 

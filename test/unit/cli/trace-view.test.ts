@@ -41,6 +41,30 @@ describe('janus trace believes a stamp only on an object its change targets', ()
     );
   });
 
+  it('reports a stamp whose Transaction is gone as one that cannot be checked, not as a trace', () => {
+    // Anyone who may write the object could have written a stamp naming a pruned Transaction.
+    const web = stamped('Deployment', 'apps/v1', 'web', 'shop/deploy-v2@uid-1#1');
+    const report = traceReport(web, undefined);
+    expect(report.unverified).toBe(
+      'Transaction shop/deploy-v2 (uid uid-1), which no longer exists; nothing confirms that Janus wrote it',
+    );
+    expect(report.appliedBy).toMatchObject({ found: false, resultFile: 'results/shop/deploy-v2.yaml' });
+    expect(renderTrace(report)).toBe(
+      'Deployment shop/web is not traced: its tx.janus.io/applied-by annotation names change 1 of ' +
+        'Transaction shop/deploy-v2 (uid uid-1), which no longer exists; nothing confirms that Janus wrote it. ' +
+        'If Janus wrote it, the outcome is on the results branch: results/shop/deploy-v2.yaml ' +
+        '(its transaction.uid must be uid-1).\n',
+    );
+  });
+
+  it('reports a stamp naming another uid than the live Transaction of that name the same way', () => {
+    const web = stamped('Deployment', 'apps/v1', 'web', 'shop/deploy-v2@uid-old#1');
+    const report = traceReport(web, release);
+    expect(report.unverified).toContain('which now has uid uid-1: another Transaction of that name');
+    expect(report.appliedBy).toMatchObject({ found: false });
+    expect(report.appliedBy).not.toHaveProperty('phase');
+  });
+
   it('prints no control character of the stamp', () => {
     const report = traceReport(
       stamped('ConfigMap', 'v1', 'x', 'shop/\u001b]0;pwned\u0007@uid-9#0'),
