@@ -7,6 +7,7 @@ import { type AllowedSigners, parseAllowedSigners } from '../../git/allowed-sign
 import { MAX_ALLOWED_SIGNERS_BYTES } from '../../git/allowed-signers-file.ts';
 import { credentialsProvider, GitRepository } from '../../git/index.ts';
 import type { GitSession } from '../../git/repository.ts';
+import { auditBranch, type BranchAudit } from '../../results/branch-audit.ts';
 import { type History, type HistoryEntry, readHistory } from '../../results/history.ts';
 import { type RecordSignature, verifyRecord } from '../../results/record-signature.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
@@ -29,14 +30,19 @@ whole result file). With a name, only that transaction (<name> in any namespace,
 janus/results is read, else origin/janus/results: git fetch origin janus/results first for the
 latest.
 
-With --verify, each record's commit is checked against --allowed-signers-file (git's format,
-holding the public key janus run signs results with: docs/operations.md, "Signed results"), as
-git verify-commit does, and marked verified, unsigned, bad signature (forged, tampered, or not an
-SSH signature Janus can check) or unknown key (signed by a key the file does not allow).
+With --verify, every commit of the results branch (reachable from its tip through every parent,
+records or not) is checked against --allowed-signers-file (git's format, holding the public key
+janus run signs results with: docs/operations.md, "Signed results"), as git verify-commit does.
+Each record shown is marked verified, unsigned, bad signature (forged, tampered, or not an SSH
+signature Janus can check) or unknown key (signed by a key the file does not allow); below the
+table, how many commits were checked and each one that is not verified, by its hash. A commit
+that is not a record (no trailers) counts as much as one that is: Janus's next record is made on
+top of it and carries its files. --verify-after <commit> checks only the commits after that one
+(as git log <commit>..), for a branch whose older records predate signing.
 
-Exit status: 0 shown (also when nothing is recorded yet), with --verify every record shown
-verified; 1 the repository could not be read; 2 usage error; 3 with --verify, a record shown is
-not verified.
+Exit status: 0 shown (also when nothing is recorded yet), with --verify every commit verified;
+1 the repository could not be read; 2 usage error; 3 with --verify, a commit is not verified (or
+the branch is longer than 100,000 commits past --verify-after).
 
 Examples:
   janus history
@@ -70,6 +76,13 @@ Examples:
       env: 'JANUS_HISTORY_VERIFY',
       description: 'check that each record is signed by a key of --allowed-signers-file (a SIGNATURE column)',
     },
+    'verify-after': {
+      type: 'string',
+      env: 'JANUS_HISTORY_VERIFY_AFTER',
+      placeholder: 'commit',
+      description:
+        'with --verify, check only the commits after this one (its hash, or a prefix of 7 or more hex digits)',
+    },
     'allowed-signers-file': {
       type: 'string',
       env: 'JANUS_RESULTS_ALLOWED_SIGNERS_FILE',
@@ -93,6 +106,7 @@ Examples:
     const { credentials } = gitAccessSettings(values);
     const branch = values['results-branch'];
     const allowed = await allowedSigners(values.verify, values['allowed-signers-file']);
+    const after = verifyAfter(values.verify, values['verify-after']);
     const repository = await GitRepository.open({
       location: values.repo,
       cacheDir: values['cache-dir'] ?? join(homedir(), '.cache', 'janus'),
@@ -113,23 +127,47 @@ Examples:
           read = `origin/${branch}`;
         }
         const history = await readHistory(session, branch, tip, { transaction, limit });
-        return { history: allowed ? await verified(session, history, allowed) : history, read };
+        if (!allowed) return { history, read };
+        const audit =
+          tip === undefined ? undefined : await auditBranch(session, branch, tip, allowed, { after });
+        return { history: { ...(await verified(session, history, allowed)), ...(audit && { audit }) }, read };
       },
     );
-    const unverified = history.entries.filter((e) => e.signature && e.signature.status !== 'verified');
     const { stdout, stderr } = processStreams();
     if (format) {
+      const { audit } = history;
       stdout.write(
-        formatDocument({ branch: read, tip: history.tip, entries: [...history.entries].reverse() }, format),
+        formatDocument(
+          {
+            branch: read,
+            tip: history.tip,
+            entries: [...history.entries].reverse(),
+            ...(audit && { audit }),
+          },
+          format,
+        ),
       );
     } else stderr.write(renderHistory(history, read, repository.display, transaction));
-    return unverified.length > 0 ? 3 : 0;
+    const unverified = history.entries.some((e) => e.signature && e.signature.status !== 'verified');
+    const { audit } = history;
+    return unverified || (audit && (audit.unverifiedCount > 0 || audit.incomplete)) ? 3 : 0;
   },
 });
 
 type VerifiedHistory = Omit<History, 'entries'> & {
   entries: (HistoryEntry & { signature?: RecordSignature })[];
+  /** With --verify: every commit of the branch, records or not. */
+  audit?: BranchAudit;
 };
+
+/** --verify-after's commit, lowercased; refused without --verify or when it is not a hex id. */
+function verifyAfter(verify: boolean, commit: string | undefined): string | undefined {
+  if (commit === undefined || commit === '') return undefined;
+  if (!verify) throw new UsageError('--verify-after takes effect only with --verify');
+  if (!/^[0-9a-f]{7,64}$/i.test(commit))
+    throw new UsageError(`--verify-after: expected a commit hash (7 to 64 hex digits), got "${commit}"`);
+  return commit.toLowerCase();
+}
 
 /** The allowed signers of --verify; a file without --verify is refused, not ignored. */
 async function allowedSigners(
@@ -197,5 +235,25 @@ function renderHistory(
   const why = problems.map(
     (e) => `${e.record.slice(0, 12)} ${e.signature?.status}: ${e.signature?.detail}\n`,
   );
-  return `${more}${renderTable(header, rows)}${why.join('')}`;
+  return `${more}${renderTable(header, rows)}${why.join('')}${history.audit ? renderAudit(history.audit) : ''}`;
+}
+
+/** What the walk of the whole branch found: every commit, records or not. */
+function renderAudit(audit: BranchAudit): string {
+  const checked = `${audit.checked.toLocaleString('en-US')} ${audit.checked === 1 ? 'commit' : 'commits'}`;
+  const lines: string[] = [];
+  if (audit.unverifiedCount === 0) lines.push(`Branch: ${checked} checked, every one verified.`);
+  else {
+    lines.push(
+      `Branch: ${checked} checked, ${audit.unverifiedCount.toLocaleString('en-US')} not verified; the first, from the tip: ${audit.unverified[0]?.commit}`,
+    );
+    for (const u of audit.unverified)
+      lines.push(`  ${u.commit} ${u.signature.status}: ${u.signature.detail}`);
+    const more = audit.unverifiedCount - audit.unverified.length;
+    if (more > 0) lines.push(`  … and ${more.toLocaleString('en-US')} more`);
+  }
+  if (audit.incomplete) lines.push(`Not checked to the end: ${audit.incomplete}.`);
+  if (audit.afterNotFound)
+    lines.push('--verify-after: that commit is not on the branch; every commit was checked.');
+  return `${lines.join('\n')}\n`;
 }

@@ -53,6 +53,22 @@ async function foreignRecord(tree: ScratchWorkTree, name: string, key: TestKey |
   return tree.git('rev-parse', 'HEAD');
 }
 
+/** `janus history --verify` of the repository's results branch, as an auditor runs it. */
+async function verifiedHistory(repo: TestRepo, allowed: string, ...extra: string[]) {
+  const cacheDir = await mkdtemp(join(tmpdir(), 'janus-h-'));
+  return cli([
+    'history',
+    '--repo',
+    repo.url,
+    '--cache-dir',
+    cacheDir,
+    '--verify',
+    '--allowed-signers-file',
+    allowed,
+    ...extra,
+  ]);
+}
+
 async function recorded(repo: TestRepo, name: string, phase: string): Promise<void> {
   await eventually(
     async () => {
@@ -110,18 +126,7 @@ describe('signed results', () => {
     const wrongKey = await foreignRecord(tree, 'forged-signed', mallory);
     await tree.push(RESULTS);
 
-    const history = await cli([
-      'history',
-      '--repo',
-      repo.url,
-      '--cache-dir',
-      await mkdtemp(join(tmpdir(), 'janus-h-')),
-      '--verify',
-      '--allowed-signers-file',
-      allowed,
-      '-o',
-      'json',
-    ]);
+    const history = await verifiedHistory(repo, allowed, '-o', 'json');
     expect(history.code, history.stderr).toBe(3);
     const entries = JSON.parse(history.stdout).entries as {
       transaction: string;
@@ -147,6 +152,50 @@ describe('signed results', () => {
     expect(table.stderr).toContain(
       `${wrongKey.slice(0, 12)} unknown key: signed by a key not in the allowed signers`,
     );
+  });
+
+  it("janus history --verify finds a pusher's commit without trailers under Janus's next signed record", async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await clients.admin.create(configMap(ns.name, 'site', { v: '1' }));
+    const repo = await createTestRepo(server.server);
+    await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: ['--allowed-namespaces', ns.name, '--results-signing-key-file', janusKey.path],
+    });
+    await repo.push(
+      directory('site-v2', { changes: { '10-site.patch.yaml': configMapYaml('site', { v: '2' }) } }),
+    );
+    await recorded(repo, 'site-v2', 'Committed');
+    // A results-branch pusher rewrites the outcome in a commit that is no record: no trailers.
+    const planted = await pushCommit(
+      repo.bare,
+      RESULTS,
+      { [`results/${ns.name}/site-v2.yaml`]: 'phase: RolledBack\nmessage: nothing to see\n' },
+      'tidy up',
+    );
+    // Janus's next records, signed, are made on top of it and carry its file.
+    await repo.push(
+      directory('site-v3', { changes: { '10-site.patch.yaml': configMapYaml('site', { v: '3' }) } }),
+    );
+    await recorded(repo, 'site-v3', 'Committed');
+    await git(repo.bare, 'merge-base', '--is-ancestor', planted, RESULTS);
+
+    const allowed = join(await mkdtemp(join(tmpdir(), 'janus-auditor-')), 'allowed_signers');
+    await writeFile(allowed, `${signerLine('janus@example.com', janusKey, 'namespaces="git"')}\n`);
+    const audit = await verifiedHistory(repo, allowed);
+    // Every record shown verifies; the branch does not.
+    expect(audit.stderr).not.toMatch(/ (unsigned|unknown key|bad signature)\n/);
+    expect(audit.code, audit.stderr).toBe(3);
+    expect(audit.stderr).toMatch(
+      new RegExp(`Branch: \\d+ commits checked, 1 not verified; the first, from the tip: ${planted}\n`),
+    );
+    expect(audit.stderr).toContain(`  ${planted} unsigned: `);
+
+    // From the planted commit on, the branch is Janus's: --verify-after it passes.
+    const after = await verifiedHistory(repo, allowed, '--verify-after', planted.slice(0, 12), '-o', 'json');
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).audit).toMatchObject({ unverifiedCount: 0, unverified: [] });
   });
 
   it('signs a result queued before a crash with the key in force at the push after it, and again when replayed', async () => {

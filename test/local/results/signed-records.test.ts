@@ -9,12 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllowedSigners } from '../../../src/git/allowed-signers.ts';
+import { GitRepository } from '../../../src/git/index.ts';
 import { ObjectStore } from '../../../src/git/object-store.ts';
 import { commitSigner } from '../../../src/git/signing-key-file.ts';
 import { parseSshPrivateKey } from '../../../src/git/ssh-private-key.ts';
+import { auditBranch } from '../../../src/results/branch-audit.ts';
 import { commitRecords } from '../../../src/results/commit-records.ts';
 import { verifyRecord } from '../../../src/results/record-signature.ts';
-import { type KeyType, makeKey, signerLine, type TestKey } from '../../support/git/ssh-signing.ts';
+import {
+  type KeyType,
+  makeKey,
+  signerLine,
+  signingConfig,
+  type TestKey,
+} from '../../support/git/ssh-signing.ts';
 
 const WHO = { name: 'Janus', email: 'janus@tx.janus.io', timestamp: 1_795_000_000, timezoneOffset: 0 };
 const RECORDS = [
@@ -148,5 +156,111 @@ describe('verifyRecord (janus history --verify)', () => {
       status: 'bad signature',
       detail: 'the commit is larger than 64 KiB: not verified',
     });
+  });
+});
+
+describe('auditBranch (janus history --verify): every commit of the branch, through every parent', () => {
+  const janus = makeKey('ed25519', 'janus');
+  const allowed = parseAllowedSigners(`${signerLine('janus@tx.janus.io', janus)}\n`);
+
+  /** A clone-like repository whose branch janus/results is `tip`, audited as janus history does. */
+  async function audit(gitdir: string, tip: string, options: Parameters<typeof auditBranch>[4] = {}) {
+    execFileSync('git', ['--git-dir', gitdir, 'update-ref', 'refs/heads/janus/results', tip]);
+    const repository = await GitRepository.open({
+      location: gitdir.replace(/\/\.git$/, ''),
+      cacheDir: mkdtempSync(join(tmpdir(), 'janus-cache-')),
+    });
+    return repository.run(async (session) => {
+      const fetched = await session.fetch('janus/results');
+      return auditBranch(session, 'janus/results', fetched ?? '', allowed, options);
+    });
+  }
+
+  function workTree(): { gitdir: string; store: ObjectStore; git: (...args: string[]) => string } {
+    const dir = mkdtempSync(join(tmpdir(), 'janus-results-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).trim();
+    git('init', '--quiet');
+    return { gitdir: join(dir, '.git'), store: new ObjectStore(join(dir, '.git')), git };
+  }
+
+  it('finds an unsigned commit without trailers that rewrote a result file, under a signed record', async () => {
+    const { gitdir, store } = workTree();
+    const first = (await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(janus)))
+      .tip;
+    // A results-branch pusher's commit: no trailers, not a record, rewrites shop/a's outcome.
+    const tidy = { files: { 'results/shop/a.yaml': 'phase: RolledBack\n' }, message: 'tidy up\n' };
+    const planted = (await commitRecords(store, first, [tidy], { ...WHO, name: 'Janus' })).tip ?? '';
+    const next = (await commitRecords(store, planted, RECORDS.slice(2), WHO, new Set(), signer(janus))).tip;
+
+    const found = await audit(gitdir, next ?? '');
+    expect(found).toMatchObject({ checked: 3, unverifiedCount: 1 });
+    expect(found.unverified).toEqual([
+      { commit: planted, signature: { status: 'unsigned', detail: expect.any(String) } },
+    ]);
+    expect(found.incomplete).toBeUndefined();
+
+    // --verify-after the planted commit: only what came after it is checked, and verifies.
+    expect(await audit(gitdir, next ?? '', { after: planted.slice(0, 9) })).toMatchObject({
+      checked: 1,
+      unverifiedCount: 0,
+    });
+    expect(await audit(gitdir, next ?? '', { after: 'abcdef0' })).toMatchObject({
+      checked: 3,
+      unverifiedCount: 1,
+      afterNotFound: true,
+    });
+    // A bound on the walk is said, not passed over.
+    expect((await audit(gitdir, next ?? '', { maxCommits: 2 })).incomplete).toMatch(/^more than 2 commits/);
+  });
+
+  it("walks a merge's second parent: a commit reached only through it is checked", async () => {
+    const { gitdir, store, git } = workTree();
+    const first = (await commitRecords(store, undefined, RECORDS.slice(0, 1), WHO, new Set(), signer(janus)))
+      .tip;
+    const main =
+      (await commitRecords(store, first, RECORDS.slice(2), WHO, new Set(), signer(janus))).tip ?? '';
+    const side =
+      (
+        await commitRecords(
+          store,
+          first,
+          [{ files: { 'results/shop/z.yaml': 'x\n' }, message: 'side\n' }],
+          WHO,
+        )
+      ).tip ?? '';
+    // Signed with the allowed key, so only its second parent's history can give it away.
+    const merge = execFileSync(
+      'git',
+      [
+        '-C',
+        gitdir.replace(/\/\.git$/, ''),
+        ...signingConfig(janus),
+        'commit-tree',
+        '-S',
+        '-p',
+        main,
+        '-p',
+        side,
+        '-m',
+        'merge',
+        git('rev-parse', `${main}^{tree}`),
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 'J',
+          GIT_AUTHOR_EMAIL: 'j@x',
+          GIT_COMMITTER_NAME: 'J',
+          GIT_COMMITTER_EMAIL: 'j@x',
+        },
+      },
+    ).trim();
+    expect(await verifyRecord(store, merge, allowed, Date.now())).toMatchObject({ status: 'verified' });
+
+    const found = await audit(gitdir, merge);
+    expect(found).toMatchObject({ checked: 4, unverifiedCount: 1 });
+    expect(found.unverified.map((u) => u.commit)).toEqual([side]);
   });
 });
