@@ -1,7 +1,7 @@
 /**
  * `janus plan --comment-on <number>`: posts the Markdown plan as Janus's one comment on a pull or
- * merge request, updating the comment an earlier run posted (found by its hidden marker) instead of
- * adding one per push. The forge, repository, API root and token come from flags or from what the
+ * merge request, updating the comment an earlier run posted (found by its hidden marker, and
+ * written by the token's own user: the forge is asked who that is) instead of adding one per push. The forge, repository, API root and token come from flags or from what the
  * CI already sets (GitHub Actions, Gitea Actions, GitLab CI). A comment that cannot be posted is
  * an error (exit 3) that quotes the forge's answer; the token is never printed.
  */
@@ -12,10 +12,16 @@ import {
   commentBody,
   commentMarker,
   createCommentRequest,
+  currentUserRequest,
+  type ForgeUser,
   findMarkedComment,
+  graphqlUrl,
   hasNextPage,
   listCommentsRequest,
+  parseCurrentUser,
+  parseViewer,
   updateCommentRequest,
+  viewerRequest,
 } from '../commit-status/pr-comment.ts';
 import { judgeResponse } from '../commit-status/rate-limit.ts';
 import type { ForgeRequest } from '../commit-status/requests.ts';
@@ -140,10 +146,11 @@ export async function postPlanComment(
   const { forge, number } = target;
   const marker = commentMarker(key);
   const body = commentBody(marker, markdown, COMMENT_LIMIT[forge.kind]);
+  const me = await tokenUser(send, forge);
   let id: number | undefined;
   for (let page = 1; id === undefined; page++) {
     const list = JSON.parse(await request(send, listCommentsRequest(forge, number, page))) as unknown;
-    id = findMarkedComment(list, marker);
+    id = findMarkedComment(list, marker, me);
     if (id !== undefined || !Array.isArray(list) || !hasNextPage(forge, list.length, page)) break;
   }
   if (id === undefined) {
@@ -152,6 +159,33 @@ export async function postPlanComment(
   }
   await request(send, updateCommentRequest(forge, number, id, body));
   return `updated the plan's comment ${id} on ${forge.project}#${number}`;
+}
+
+/** Who the token is: only that user's marked comment is updated, anyone else's is left alone. */
+async function tokenUser(send: SendForgeRequest, forge: Forge): Promise<ForgeUser> {
+  let answer: string;
+  try {
+    answer = await request(send, currentUserRequest(forge));
+  } catch (error) {
+    // GitHub refuses /user to an app's installation token (GITHUB_TOKEN); GraphQL's viewer answers.
+    if (!(forge.kind === 'github' && error instanceof ForgeRefusal && error.status === 403)) throw error;
+    const viewer = parseViewer(JSON.parse(await request(send, viewerRequest(forge))) as unknown);
+    if (viewer) return viewer;
+    throw new Error(`${graphqlUrl(forge.apiBase)}: the forge did not say who the token is (viewer)`);
+  }
+  const user = parseCurrentUser(JSON.parse(answer) as unknown);
+  if (!user) throw new Error(`GET ${forge.apiBase}/user: the forge did not say who the token is`);
+  return user;
+}
+
+/** A forge's answer that retrying cannot change, with its status. */
+class ForgeRefusal extends Error {
+  override readonly name = 'ForgeRefusal';
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
 }
 
 /** The answer's body; retried on a rate limit or an outage; an Error quoting the forge otherwise. */
@@ -170,7 +204,7 @@ async function request(send: SendForgeRequest, req: ForgeRequest): Promise<strin
     if (verdict.kind === 'done') return answer.text;
     const wait = verdict.kind === 'retry' ? Math.max(verdict.afterMs ?? 0, 2000 * attempt) : undefined;
     if (wait === undefined || attempt >= COMMENT_ATTEMPTS || wait > MAX_COMMENT_WAIT_MS) {
-      throw new Error(`${what}: the forge answered ${verdict.why}`);
+      throw new ForgeRefusal(`${what}: the forge answered ${verdict.why}`, answer.status);
     }
     await sleep(wait);
   }

@@ -10,6 +10,8 @@
  * - GitLab: GET/POST /projects/:id/merge_requests/:iid/notes (per_page ≤ 100, page, sort),
  *   PUT /projects/:id/merge_requests/:iid/notes/:note_id {body}; a note is at most 1,000,000
  *   characters (docs.gitlab.com/api/notes).
+ * - Who the token is: GET /user everywhere; on GitHub, POST /graphql `viewer` for an app's
+ *   installation token, which /user refuses. Only a comment of that user is ever updated.
  */
 import type { Forge, ForgeKind } from './forge.ts';
 import { type ForgeRequest, repoPath } from './requests.ts';
@@ -68,15 +70,70 @@ export function updateCommentRequest(forge: Forge, number: number, id: number, b
   };
 }
 
+/** Who a token is, as the forge numbers its users: the author id its comments carry. */
+export interface ForgeUser {
+  id: number;
+  login: string;
+}
+
+/** The token's own user: GET /user on every forge (GitHub, Gitea under /api/v1, GitLab under /api/v4). */
+export function currentUserRequest(forge: Forge): ForgeRequest {
+  return { method: 'GET', url: `${forge.apiBase}/user` };
+}
+
 /**
- * The id of the first comment in a list answer that begins with `marker`, as Janus's own do;
- * undefined: none. Begins, not holds: a reviewer's reply quoting the plan ("> <!-- janus-plan …")
- * is never taken for it and overwritten.
+ * GitHub only: the token's user by GraphQL, for a GitHub App's installation token (GitHub
+ * Actions' GITHUB_TOKEN is one), which GET /user refuses (403, "Resource not accessible by
+ * integration") while `viewer` answers with the app's bot user (e.g. github-actions[bot]).
  */
-export function findMarkedComment(answer: unknown, marker: string): number | undefined {
+export function viewerRequest(forge: Forge): ForgeRequest {
+  return {
+    method: 'POST',
+    url: graphqlUrl(forge.apiBase),
+    body: { query: 'query { viewer { login databaseId } }' },
+  };
+}
+
+/** https://api.github.com/graphql; GitHub Enterprise Server's REST root /api/v3 has /api/graphql beside it. */
+export function graphqlUrl(apiBase: string): string {
+  return apiBase.endsWith('/api/v3') ? `${apiBase.slice(0, -'/v3'.length)}/graphql` : `${apiBase}/graphql`;
+}
+
+/** The user of a GET /user answer (`login` on GitHub and Gitea, `username` on GitLab), or undefined. */
+export function parseCurrentUser(answer: unknown): ForgeUser | undefined {
+  const user = answer as { id?: unknown; login?: unknown; username?: unknown } | null;
+  const login = user?.login ?? user?.username;
+  return typeof user?.id === 'number' && typeof login === 'string' ? { id: user.id, login } : undefined;
+}
+
+/** The user of a GraphQL viewer answer, or undefined. */
+export function parseViewer(answer: unknown): ForgeUser | undefined {
+  const viewer = (answer as { data?: { viewer?: { login?: unknown; databaseId?: unknown } } } | null)?.data
+    ?.viewer;
+  return typeof viewer?.databaseId === 'number' && typeof viewer.login === 'string'
+    ? { id: viewer.databaseId, login: viewer.login }
+    : undefined;
+}
+
+/**
+ * The id of the first comment in a list answer that `author` wrote and that begins with `marker`,
+ * as Janus's own do; undefined: none. Its author, because anyone who may comment on the pull
+ * request can post a comment that begins with the marker: adopting it would put the plan under
+ * their name, in a comment they may edit afterwards. Begins, not holds: a reviewer's reply
+ * quoting the plan ("> <!-- janus-plan …") is never taken for it and overwritten.
+ */
+export function findMarkedComment(answer: unknown, marker: string, author: ForgeUser): number | undefined {
   if (!Array.isArray(answer)) return undefined;
-  for (const entry of answer as { id?: unknown; body?: unknown }[]) {
-    if (typeof entry?.body === 'string' && entry.body.startsWith(marker) && typeof entry.id === 'number') {
+  type Entry = { id?: unknown; body?: unknown; user?: { id?: unknown }; author?: { id?: unknown } };
+  for (const entry of answer as Entry[]) {
+    // GitHub and Gitea name the author `user`, GitLab `author`.
+    const by = (entry?.user ?? entry?.author)?.id;
+    if (
+      typeof entry?.body === 'string' &&
+      entry.body.startsWith(marker) &&
+      typeof entry.id === 'number' &&
+      by === author.id
+    ) {
       return entry.id;
     }
   }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { useClients } from '../../support/cluster/kube.ts';
 import { ALL_ON_CONFIGMAPS, configMap, testNamespace } from '../../support/cluster/saga.ts';
 import { janus } from '../../support/processes/cli.ts';
-import { openPullRequest, useGitea } from '../../support/servers/gitea.ts';
+import { GITEA_ADMIN, openPullRequest, type TestGitea, useGitea } from '../../support/servers/gitea.ts';
 
 const clients = useClients();
 const forge = useGitea();
@@ -29,6 +29,30 @@ async function checkout(root: string, ns: string, mode: string): Promise<void> {
   );
 }
 
+/**
+ * `janus plan` as a Gitea Actions job runs it in `cwd`: GITHUB_* variables, the admin's token
+ * given to janus; `insecure` the setting for the test's plain http:// Gitea on the loopback.
+ */
+async function planJob(gitea: TestGitea, cwd: string, ns: string, repository: string, number: number) {
+  const tokenFile = join(await mkdtemp(join(tmpdir(), 'janus-forge-token-')), 'token');
+  await writeFile(tokenFile, `${gitea.token}\n`);
+  return (insecure: Record<string, string> = { JANUS_ALLOW_INSECURE_HTTP: 'true' }) =>
+    janus(['plan', '.', '-o', 'markdown', '--comment-on', String(number), '--forge-token-file', tokenFile], {
+      cwd,
+      kubeconfig: clients.kubeconfigs.admin,
+      env: {
+        JANUS_ROOT: 'transactions',
+        JANUS_DEFAULT_NAMESPACE: ns,
+        JANUS_ALLOWED_NAMESPACES: ns,
+        JANUS_ALLOWED_SERVICE_ACCOUNTS: `${ns}/deployer`,
+        GITEA_ACTIONS: 'true',
+        GITHUB_REPOSITORY: repository,
+        GITHUB_API_URL: `${gitea.url}/api/v1`,
+        ...insecure,
+      },
+    });
+}
+
 describe('janus plan --comment-on, on a real forge (Gitea)', () => {
   it('posts the plan on the pull request, then updates that one comment on the next run', async () => {
     const ns = await testNamespace(clients.admin, 'plan-comment', { deployer: [ALL_ON_CONFIGMAPS] });
@@ -37,29 +61,8 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
     const { repository, number } = await openPullRequest(gitea, `plan-comment-${ns}`);
     const comments = `/repos/${repository}/issues/${number}/comments`;
     await gitea.api('POST', comments, { body: 'LGTM once the plan is in' });
-    const tokenFile = join(await mkdtemp(join(tmpdir(), 'janus-forge-token-')), 'token');
-    await writeFile(tokenFile, `${gitea.token}\n`);
     const cwd = await mkdtemp(join(tmpdir(), 'janus-plan-comment-'));
-    // As a Gitea Actions job has it: GITHUB_* variables, the token given to janus.
-    const run = (insecure: Record<string, string> = { JANUS_ALLOW_INSECURE_HTTP: 'true' }) =>
-      janus(
-        ['plan', '.', '-o', 'markdown', '--comment-on', String(number), '--forge-token-file', tokenFile],
-        {
-          cwd,
-          kubeconfig: clients.kubeconfigs.admin,
-          env: {
-            JANUS_ROOT: 'transactions',
-            JANUS_DEFAULT_NAMESPACE: ns,
-            JANUS_ALLOWED_NAMESPACES: ns,
-            JANUS_ALLOWED_SERVICE_ACCOUNTS: `${ns}/deployer`,
-            GITEA_ACTIONS: 'true',
-            GITHUB_REPOSITORY: repository,
-            GITHUB_API_URL: `${gitea.url}/api/v1`,
-            // The test's Gitea speaks plain http:// on the loopback.
-            ...insecure,
-          },
-        },
-      );
+    const run = await planJob(gitea, cwd, ns, repository, number);
 
     await checkout(cwd, ns, 'green');
     const refused = await run({});
@@ -87,6 +90,30 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
     expect(mine[0]?.body).toContain('-  mode: blue\n+  mode: red');
   });
 
+  it("never adopts a commenter's comment that begins with the marker: the plan is posted as the token's own", async () => {
+    const ns = await testNamespace(clients.admin, 'plan-adopt', { deployer: [ALL_ON_CONFIGMAPS] });
+    await clients.admin.create(configMap(ns, 'settings', { mode: 'blue' }));
+    const gitea = forge();
+    const { repository, number } = await openPullRequest(gitea, `plan-adopt-${ns}`);
+    const comments = `/repos/${repository}/issues/${number}/comments`;
+    // Mallory may comment on the pull request: she posts first, a fake plan under the marker, to
+    // have Janus's real plan written into her comment, which she may edit afterwards.
+    const mallory = await gitea.createUser(`mallory-${ns.slice(-6)}`);
+    const fake = '<!-- janus-plan . -->\n### Janus plan: ✅ no change\n';
+    const planted = await mallory.api<{ id: number }>('POST', comments, { body: fake });
+    const cwd = await mkdtemp(join(tmpdir(), 'janus-plan-comment-'));
+    await checkout(cwd, ns, 'green');
+    const result = await (await planJob(gitea, cwd, ns, repository, number))();
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 1,
+      stderr: `posted the plan on ${repository}#${number}\n`,
+    });
+    const all = await gitea.api<{ id: number; body: string; user: { login: string } }[]>('GET', comments);
+    expect(all.find((c) => c.id === planted.id)?.body).toBe(fake);
+    const mine = all.filter((c) => c.user.login === GITEA_ADMIN);
+    expect(mine.map((c) => c.body)).toEqual([`<!-- janus-plan . -->\n${result.stdout}`]);
+  });
+
   it("fails with exit 3 and the forge's answer when the token is refused, after printing the plan", async () => {
     const gitea = forge();
     const tokenFile = join(await mkdtemp(join(tmpdir(), 'janus-forge-token-')), 'token');
@@ -109,7 +136,7 @@ describe('janus plan --comment-on, on a real forge (Gitea)', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toContain('### Janus plan');
     expect(result.stderr).toContain(
-      `cannot post the plan's comment: GET ${gitea.url}/api/v1/repos/janus-admin/none/issues/1/comments: the forge answered HTTP 401`,
+      `cannot post the plan's comment: GET ${gitea.url}/api/v1/user: the forge answered HTTP 401`,
     );
     expect(result.stderr).not.toContain('not-a-token');
   });

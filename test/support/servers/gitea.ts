@@ -61,12 +61,21 @@ export interface TestGitea {
   readonly startedInMs: number;
   /** Calls the API as the admin; throws on a non-2xx answer. */
   api<T>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A new ordinary user (no rights but a signed-in user's) with an API token of its own. */
+  createUser(name: string): Promise<GiteaUser>;
   createRepo(name: string): Promise<GiteaRepo>;
   /** Every status ever posted on `sha` (Gitea keeps each one), oldest first. */
   statuses(repo: GiteaRepo, sha: string): Promise<CommitStatusEntry[]>;
   /** A push webhook on `repo` to `url`, signed with `secret` (Gitea's own kind of hook). */
   addPushWebhook(repo: GiteaRepo, url: string, secret: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface GiteaUser {
+  login: string;
+  token: string;
+  /** Calls the API as this user; throws on a non-2xx answer. */
+  api<T>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
 export async function startGitea(): Promise<TestGitea> {
@@ -134,21 +143,24 @@ export async function startGitea(): Promise<TestGitea> {
     await terminate(child);
     await rm(dir, { recursive: true, force: true });
   };
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${url}/api/v1${path}`, {
-      method,
-      headers: {
-        authorization: `token ${token}`,
-        accept: 'application/json',
-        ...(body !== undefined && { 'content-type': 'application/json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`Gitea ${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const apiAs =
+    (authorization: string) =>
+    async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+      const res = await fetch(`${url}/api/v1${path}`, {
+        method,
+        headers: {
+          authorization,
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`Gitea ${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+      return (text ? JSON.parse(text) : undefined) as T;
+    };
+  const api = apiAs(`token ${token}`);
   try {
     await eventually(() => serving(child, url), { timeoutMs: 90_000, intervalMs: 100 });
   } catch (e) {
@@ -163,6 +175,21 @@ export async function startGitea(): Promise<TestGitea> {
     token,
     startedInMs: Math.round(performance.now() - started),
     api,
+    async createUser(login) {
+      const password = `${login}-test-password`;
+      await api('POST', '/admin/users', {
+        username: login,
+        email: `${login}@janus.test`,
+        password,
+        must_change_password: false,
+      });
+      const basic = `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+      const made = await apiAs(basic)<{ sha1: string }>('POST', `/users/${login}/tokens`, {
+        name: `${login}-token`,
+        scopes: ['write:issue', 'write:repository', 'read:user'],
+      });
+      return { login, token: made.sha1, api: apiAs(`token ${made.sha1}`) };
+    },
     async createRepo(name) {
       await api('POST', '/user/repos', { name, auto_init: false, default_branch: 'main', private: false });
       const cloneUrl = `${url}/${GITEA_ADMIN}/${name}.git`;

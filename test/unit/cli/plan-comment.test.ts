@@ -116,33 +116,70 @@ const target = {
   token: { env: 'T' },
 };
 
+const me = ok({ id: 3, login: 'janus-ci' });
+const mine = { user: { id: 3, login: 'janus-ci' } };
+
 describe('posting the plan', () => {
   it("creates the comment when the pull request has none of Janus's, else updates it", async () => {
-    const first = forge([ok([{ id: 1, body: 'lgtm' }]), ok({ id: 9 }, 201)]);
+    const first = forge([me, ok([{ id: 1, body: 'lgtm' }]), ok({ id: 9 }, 201)]);
     expect(await postPlanComment(target, '.', '### plan 1\n', first.send)).toBe('posted the plan on o/r#7');
     expect(first.sent.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET https://api.github.com/user',
       'GET https://api.github.com/repos/o/r/issues/7/comments?per_page=100&page=1',
       'POST https://api.github.com/repos/o/r/issues/7/comments',
     ]);
-    expect(first.sent[1]?.body).toEqual({ body: '<!-- janus-plan . -->\n### plan 1\n' });
+    expect(first.sent[2]?.body).toEqual({ body: '<!-- janus-plan . -->\n### plan 1\n' });
 
     const page = Array.from({ length: 100 }, (_, i) => ({ id: 100 + i, body: 'chatter' }));
     const second = forge([
+      me,
       ok(page),
-      ok([{ id: 9, body: '<!-- janus-plan . -->\n### plan 1\n' }]),
+      ok([{ id: 9, body: '<!-- janus-plan . -->\n### plan 1\n', ...mine }]),
       ok({ id: 9 }),
     ]);
     expect(await postPlanComment(target, '.', '### plan 2\n', second.send)).toBe(
       "updated the plan's comment 9 on o/r#7",
     );
-    expect(second.sent.map((r) => `${r.method} ${r.url}`).slice(1)).toEqual([
+    expect(second.sent.map((r) => `${r.method} ${r.url}`).slice(2)).toEqual([
       'GET https://api.github.com/repos/o/r/issues/7/comments?per_page=100&page=2',
       'PATCH https://api.github.com/repos/o/r/issues/comments/9',
     ]);
   });
 
+  it("posts its own comment beside a commenter's that begins with the marker, never updating theirs", async () => {
+    const planted = { id: 4, body: '<!-- janus-plan . -->\n### Janus plan: ✅ no change', user: { id: 666 } };
+    const run = forge([me, ok([planted]), ok({ id: 9 }, 201)]);
+    expect(await postPlanComment(target, '.', '### plan\n', run.send)).toBe('posted the plan on o/r#7');
+    expect(run.sent.map((r) => r.method)).toEqual(['GET', 'GET', 'POST']);
+  });
+
+  it("asks GraphQL's viewer when GitHub refuses /user to an app's installation token (GITHUB_TOKEN)", async () => {
+    const bot = { id: 41898282, login: 'github-actions[bot]' };
+    const run = forge([
+      ok({ message: 'Resource not accessible by integration' }, 403),
+      ok({ data: { viewer: { login: bot.login, databaseId: bot.id } } }),
+      ok([{ id: 2, body: '<!-- janus-plan . -->\nold', user: bot }]),
+      ok({ id: 2 }),
+    ]);
+    expect(await postPlanComment(target, '.', '### plan\n', run.send)).toBe(
+      "updated the plan's comment 2 on o/r#7",
+    );
+    expect(run.sent[1]).toMatchObject({ method: 'POST', url: 'https://api.github.com/graphql' });
+  });
+
+  it('fails, posting nothing, when the forge will not say who the token is', async () => {
+    const gitea = { ...target, forge: { ...target.forge, kind: 'gitea' as const } };
+    const refused = forge([
+      ok({ message: 'token does not have at least one of required scope(s): [read:user]' }, 403),
+    ]);
+    await expect(postPlanComment(gitea, '.', 'x', refused.send)).rejects.toThrow(
+      'GET https://api.github.com/user: the forge answered HTTP 403',
+    );
+    expect(refused.sent).toHaveLength(1);
+  });
+
   it("fails with the forge's answer when it refuses", async () => {
-    const refused = forge([ok([]), ok({ message: 'Resource not accessible by integration' }, 403)]);
+    const refused = forge([me, ok([]), ok({ message: 'Resource not accessible by integration' }, 403)]);
     await expect(postPlanComment(target, '.', 'x', refused.send)).rejects.toThrow(
       'POST https://api.github.com/repos/o/r/issues/7/comments: the forge answered HTTP 403: {"message":"Resource not accessible by integration"}',
     );

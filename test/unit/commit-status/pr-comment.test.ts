@@ -6,10 +6,15 @@ import {
   commentBody,
   commentMarker,
   createCommentRequest,
+  currentUserRequest,
   findMarkedComment,
+  graphqlUrl,
   hasNextPage,
   listCommentsRequest,
+  parseCurrentUser,
+  parseViewer,
   updateCommentRequest,
+  viewerRequest,
 } from '../../../src/commit-status/pr-comment.ts';
 
 const fixture = (name: string): unknown =>
@@ -82,22 +87,68 @@ describe('the pull-request comment requests, per forge', () => {
 });
 
 describe("finding Janus's earlier comment", () => {
-  it('finds the comment holding the marker in the documented list answers', () => {
-    expect(findMarkedComment(fixture('github-issue-comments.json'), commentMarker('.'))).toBe(2);
-    expect(findMarkedComment(fixture('gitlab-merge-request-notes.json'), commentMarker('transactions'))).toBe(
-      302,
-    );
+  const actionsBot = { id: 41898282, login: 'github-actions[bot]' };
+  const projectBot = { id: 7, login: 'project_5_bot' };
+  const me = { id: 3, login: 'janus-ci' };
+
+  it('finds the comment holding the marker, by the token user, in the documented list answers', () => {
+    expect(findMarkedComment(fixture('github-issue-comments.json'), commentMarker('.'), actionsBot)).toBe(2);
+    expect(
+      findMarkedComment(
+        fixture('gitlab-merge-request-notes.json'),
+        commentMarker('transactions'),
+        projectBot,
+      ),
+    ).toBe(302);
+  });
+
+  it("never takes a marked comment someone else wrote: a commenter's, posted first to be adopted", () => {
+    const octocat = { id: 1, login: 'octocat' };
+    expect(
+      findMarkedComment(fixture('github-issue-comments.json'), commentMarker('.'), octocat),
+    ).toBeUndefined();
+    const marked = `${commentMarker('.')}\n### Janus plan: ✅ no change`;
+    const comments = [
+      { id: 5, body: marked, user: { id: 666, login: 'mallory' } },
+      { id: 6, body: marked, author: { id: 666, username: 'mallory' } },
+      { id: 7, body: marked, user: { login: 'janus-ci' } }, // a login alone proves nothing
+      { id: 8, body: marked, user: { id: 3, login: 'janus-ci' } },
+    ];
+    expect(findMarkedComment(comments, commentMarker('.'), me)).toBe(8);
+    expect(findMarkedComment(comments.slice(0, 3), commentMarker('.'), me)).toBeUndefined();
   });
 
   it("does not take another directory's plan, a comment without the marker, or an odd answer", () => {
     expect(
-      findMarkedComment(fixture('github-issue-comments.json'), commentMarker('transactions')),
+      findMarkedComment(fixture('github-issue-comments.json'), commentMarker('transactions'), actionsBot),
     ).toBeUndefined();
-    expect(findMarkedComment([{ id: 5, body: 'Janus plan' }], commentMarker('.'))).toBeUndefined();
+    const mine = { user: { id: 3 } };
+    expect(
+      findMarkedComment([{ id: 5, body: 'Janus plan', ...mine }], commentMarker('.'), me),
+    ).toBeUndefined();
     // A reply quoting the plan is someone else's comment: never updated in its place.
     const quoted = `> ${commentMarker('.')}\n> Janus plan\n\nLooks wrong to me`;
-    expect(findMarkedComment([{ id: 6, body: quoted }], commentMarker('.'))).toBeUndefined();
-    expect(findMarkedComment({ message: 'Not Found' }, commentMarker('.'))).toBeUndefined();
+    expect(findMarkedComment([{ id: 6, body: quoted, ...mine }], commentMarker('.'), me)).toBeUndefined();
+    expect(findMarkedComment({ message: 'Not Found' }, commentMarker('.'), me)).toBeUndefined();
+  });
+
+  it('asks each forge who the token is: GET /user, and GraphQL viewer on GitHub for an app token', () => {
+    expect(currentUserRequest(github)).toEqual({ method: 'GET', url: 'https://api.github.com/user' });
+    expect(currentUserRequest(gitea).url).toBe('https://gitea.example.com/api/v1/user');
+    expect(currentUserRequest(gitlab).url).toBe('https://gitlab.example.com/api/v4/user');
+    expect(viewerRequest(github)).toEqual({
+      method: 'POST',
+      url: 'https://api.github.com/graphql',
+      body: { query: 'query { viewer { login databaseId } }' },
+    });
+    expect(graphqlUrl('https://ghe.example.com/api/v3')).toBe('https://ghe.example.com/api/graphql');
+    expect(parseCurrentUser({ id: 1, login: 'octocat', type: 'User' })).toEqual({ id: 1, login: 'octocat' });
+    expect(parseCurrentUser({ id: 7, username: 'project_5_bot' })).toEqual(projectBot);
+    expect(parseCurrentUser({ message: 'Bad credentials' })).toBeUndefined();
+    expect(parseViewer({ data: { viewer: { login: 'github-actions[bot]', databaseId: 41898282 } } })).toEqual(
+      actionsBot,
+    );
+    expect(parseViewer({ errors: [{ message: 'x' }] })).toBeUndefined();
   });
 
   it('keeps the marker a valid HTML comment whatever the directory is called', () => {
