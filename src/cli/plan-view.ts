@@ -3,6 +3,8 @@ import type { ChangeType } from '../api/v1alpha1/index.ts';
 import { type Diagnostic, formatDiagnostic } from '../gitops/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
+import { htmlText, markdownCode } from '../text/markdown.ts';
+import { printable } from '../text/printable.ts';
 import { diffObjects } from './manifest-diff.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete' | 'unchanged' | 'error';
@@ -117,7 +119,12 @@ const ACTION_TEXT: Record<PlanAction, string> = {
   error: 'REFUSED',
 };
 
+/** What `janus plan` prints on the terminal; printable, since paths, names and diffs are the pusher's. */
 export function renderPlan(plan: TransactionPlan): string {
+  return printable(renderPlanText(plan), { keepTabs: true });
+}
+
+function renderPlanText(plan: TransactionPlan): string {
   const id = `${plan.namespace}/${plan.name}`;
   const lines: string[] = [
     `Transaction ${id} (${plan.path})${plan.identity ? `, dry run as ${plan.identity}` : ''}`,
@@ -137,14 +144,17 @@ export function renderPlan(plan: TransactionPlan): string {
 
 /** All the diffs, nothing else: `janus plan -o diff` for posting in a pull request. */
 export function renderDiffs(plans: readonly TransactionPlan[]): string {
-  return plans.flatMap((p) => p.changes.map((c) => c.diff).filter(Boolean)).join('');
+  return printable(plans.flatMap((p) => p.changes.map((c) => c.diff).filter(Boolean)).join(''), {
+    keepTabs: true,
+  });
 }
 
 export const PLAN_NOTE =
   'Each change is dry-run on its own against the current state, as the prepare step does; ' +
   'a change that depends on an earlier change of the same transaction is planned without it.';
 
-const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** A GFM table cell: its `|` escaped, also inside a code span (the table is split first). */
+const cell = (text: string) => text.replaceAll('|', '\\|');
 
 /** The longest run of backticks in `text`, plus one: a fence the diff cannot close. */
 function fenceFor(text: string): string {
@@ -155,6 +165,9 @@ function fenceFor(text: string): string {
 /**
  * A pull-request review comment (GitHub and GitLab flavoured Markdown): a summary, a table per
  * transaction with each change's verdict, what would be refused and why, and each diff folded.
+ * Every foreign string (the pull request's paths, names and targets, diagnostics quoting its files,
+ * the API server's errors) is a code span, or entities inside the HTML of `<details>`: shown as
+ * text, never a link, an image, a mention or markup.
  */
 export function renderMarkdown(plans: readonly TransactionPlan[]): string {
   const all = plans.flatMap((p) => p.changes);
@@ -174,29 +187,30 @@ export function renderMarkdown(plans: readonly TransactionPlan[]): string {
   for (const plan of plans) {
     const id = `${plan.namespace}/${plan.name}`;
     out.push(
-      `#### \`${id}\` (\`${plan.path}\`)${plan.identity ? `, dry run as \`${plan.identity}\`` : ''}`,
+      `#### ${markdownCode(id)} (${markdownCode(plan.path)})${plan.identity ? `, dry run as ${markdownCode(plan.identity)}` : ''}`,
       '',
     );
     if (plan.problems.length > 0) {
-      out.push('**Cannot be planned:**', '', ...plan.problems.map((p) => `- ${p}`), '');
+      out.push('**Cannot be planned:**', '', ...plan.problems.map((p) => `- ${markdownCode(p)}`), '');
       continue;
     }
     out.push('| # | change | target | verdict |', '|---|---|---|---|');
     for (const c of plan.changes) {
       out.push(
-        `| ${c.index} | ${c.type} | \`${cell(c.target)}\` | ${c.action === 'error' ? '❌ refused' : ACTION_TEXT[c.action]} |`,
+        `| ${c.index} | ${c.type} | ${cell(markdownCode(c.target))} | ${c.action === 'error' ? '❌ refused' : ACTION_TEXT[c.action]} |`,
       );
     }
     out.push('');
     for (const c of plan.changes.filter((x) => x.error))
-      out.push(`**Change ${c.index} would be refused:** ${c.error}`, '');
+      out.push(`**Change ${c.index} would be refused:** ${markdownCode(c.error ?? '')}`, '');
     for (const c of plan.changes.filter((x) => x.diff)) {
-      const fence = fenceFor(c.diff);
+      const diff = printable(c.diff, { keepTabs: true });
+      const fence = fenceFor(diff);
       out.push(
-        `<details><summary>[${c.index}] ${c.type} ${cell(c.target)}: ${ACTION_TEXT[c.action]}</summary>`,
+        `<details><summary>[${c.index}] ${c.type} ${htmlText(c.target)}: ${ACTION_TEXT[c.action]}</summary>`,
         '',
         `${fence}diff`,
-        c.diff.replace(/\n$/, ''),
+        diff.replace(/\n$/, ''),
         fence,
         '',
         '</details>',

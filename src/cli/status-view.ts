@@ -39,7 +39,7 @@ export function transactionRow(txn: Transaction, nowMs: number): string[] {
     progress(txn),
     ageOf(txn.metadata.creationTimestamp, nowMs),
     reasonOf(txn, nowMs),
-  ].map(printable);
+  ].map((cell) => printable(cell));
 }
 
 /** The Ready condition's reason; in the bake window, with its countdown: "Baking (stable for 12s of 30s)". */

@@ -6,6 +6,7 @@
 
 import { sourceCommit } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
+import { printable } from '../text/printable.ts';
 import { parseYamlValue } from '../yaml/yaml-file.ts';
 
 /** How loud an event is; routes pass events of at least their `severity`. */
@@ -110,6 +111,25 @@ function asObject(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {};
+}
+
+/**
+ * The event with every string others wrote (a name, a reason, errors, a path, an author) made
+ * printable: no control character, and none of the invisible ones that reorder or hide text in a
+ * chat line (bidi controls, zero-width characters). What each provider escapes besides is its own.
+ */
+export function printableEvent(event: NotificationEvent): NotificationEvent {
+  const text = (value: string) => printable(value);
+  return {
+    ...event,
+    namespace: text(event.namespace),
+    name: text(event.name),
+    reason: text(event.reason),
+    errors: event.errors.map(text),
+    ...(event.path !== undefined && { path: text(event.path) }),
+    ...(event.author !== undefined && { author: text(event.author) }),
+    ...(event.repository !== undefined && { repository: text(event.repository) }),
+  };
 }
 
 /** Collapses whitespace and cuts: a chat line must not be a page. */

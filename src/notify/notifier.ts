@@ -23,7 +23,7 @@ import type { ResultRecord } from '../results/result-record.ts';
 import { Informer } from '../runtime/informer.ts';
 import type { NotifyConfig } from './config.ts';
 import { DeliveryQueue, type DeliveryResult } from './delivery.ts';
-import { eventFromRecord, isNotifiedPhase, type NotificationEvent } from './event.ts';
+import { eventFromRecord, isNotifiedPhase, type NotificationEvent, printableEvent } from './event.ts';
 import type { LedgerStore } from './ledger-store.ts';
 import { messageOf } from './message.ts';
 import { payloadFor } from './payloads/index.ts';
@@ -150,7 +150,7 @@ export class Notifier {
           );
         }
         if (providers.length === 0) return;
-        const full = await this.#withAuthor(event);
+        const full = printableEvent(await this.#withAuthor(event));
         const message = messageOf(full, config);
         for (const provider of providers)
           this.deliveries.enqueue(provider, payloadFor(provider, full, message), full.id);

@@ -10,11 +10,11 @@
  * - the line and paragraph separators U+2028 and U+2029, line breaks that are not newlines;
  * - zero-width characters that hide text or tell look-alike names apart: U+200B, U+2060–U+2064,
  *   U+FEFF, U+180E, and the tag characters U+E0000–U+E007F, which spell ASCII invisibly.
- * The joiners U+200C and U+200D are kept: scripts and emoji need them. The one function for every
- * output of foreign strings. Pure.
+ * The joiners U+200C and U+200D are kept: scripts and emoji need them; tabs with `keepTabs` (a
+ * diff of YAML that holds one). The one function for every output of foreign strings. Pure.
  */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, '?');
+export function printable(text: string, options: { keepTabs?: boolean } = {}): string {
+  return text.replace(UNPRINTABLE, (c) => (c === '\t' && options.keepTabs ? c : '?'));
 }
 
 const UNPRINTABLE = new RegExp(

@@ -105,12 +105,45 @@ describe('planExitCode', () => {
     expect(md).toContain('#### `shop/x` (`transactions/x`), dry run as `sa`');
     expect(md).toContain('| 1 | Patch | `v1 ConfigMap shop/app` | would change |');
     expect(md).toContain('| 2 | Create | `v1 ConfigMap shop/app` | ❌ refused |');
-    expect(md).toContain('**Change 2 would be refused:** Forbidden: no');
+    expect(md).toContain('**Change 2 would be refused:** `Forbidden: no`');
     expect(md).toContain(
       `<details><summary>[1] Patch v1 ConfigMap shop/app: would change</summary>\n\n\`\`\`diff\n${update.diff}`,
     );
-    expect(md).toContain('**Cannot be planned:**\n\n- transactions/bad/10-x.patch.yaml:3: a | b');
+    expect(md).toContain('**Cannot be planned:**\n\n- `transactions/bad/10-x.patch.yaml:3: a | b`');
     expect(renderMarkdown([plan([unchanged])]).split('\n')[0]).toBe('### Janus plan: ✅ no change');
+  });
+
+  it("shows a pusher's links, bare URLs, mentions, HTML and backticks as text, in code spans or entities", () => {
+    // The pull request's author names the directory, the files and the targets; the comment is
+    // posted with the CI's token into a page the reviewers trust.
+    const link = '[approved](https://evil.example/login)';
+    const bad = invalidDirectory('transactions/[x](http://evil)', 'shop', '[x](http://evil)', [
+      {
+        code: 'wrong-kind',
+        file: 'transactions/x/transaction.yaml',
+        message: `found "${link} @here <img src=x>"`,
+      },
+    ]);
+    const target = 'v1 ConfigMap shop/`a`</summary><a href="https://evil.example">x</a>';
+    const refused = failedChange(0, 'Create', target, 'Forbidden: see https://evil.example\n# Approved');
+    const changed = { ...update, target, diff: '+  url: https://evil.example/\u202egnp.exe\t!\n' };
+    const md = renderMarkdown([plan([refused, changed]), bad]);
+    expect(md).toContain('#### `shop/[x](http://evil)` (`transactions/[x](http://evil)`)');
+    expect(md).toContain(`- \`transactions/x/transaction.yaml: found "${link} @here <img src=x>"\``);
+    expect(md).toContain(
+      '| 0 | Create | ``v1 ConfigMap shop/`a`</summary><a href="https://evil.example">x</a>`` | ❌ refused |',
+    );
+    expect(md).toContain('**Change 0 would be refused:** `Forbidden: see https://evil.example # Approved`');
+    expect(md).toContain(
+      '<summary>[1] Patch v1 ConfigMap shop/`a`&lt;/summary&gt;&lt;a href=&quot;https://evil.example&quot;&gt;x&lt;/a&gt;: would change</summary>',
+    );
+    // Bidi controls in a diff become "?"; its tabs stay.
+    expect(md).toContain('+  url: https://evil.example/?gnp.exe\t!');
+    // Nothing of theirs outside a code span: the lines that hold it all start as Janus writes them.
+    for (const line of md.split('\n').filter((l) => l.includes('evil')))
+      expect(line).toMatch(
+        /^(#### `|- `|\| \d+ \| \w+ \| `|\*\*Change \d+ would be refused:\*\* `|<details><summary>|\+ )/,
+      );
   });
 
   it('fences a diff that itself holds backticks with a longer fence', () => {

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RESOLVE_AFTER_MS } from '../../../src/notify/config.ts';
-import type { NotificationEvent } from '../../../src/notify/event.ts';
+import { type NotificationEvent, printableEvent } from '../../../src/notify/event.ts';
 import { messageOf } from '../../../src/notify/message.ts';
 import { alertmanagerPayload } from '../../../src/notify/payloads/alertmanager.ts';
 import { cloudEventPayload, signature } from '../../../src/notify/payloads/cloudevents.ts';
@@ -132,14 +132,81 @@ describe('Microsoft Teams (incoming webhook / Workflows)', () => {
   it('is a message with one Adaptive Card attachment of the documented shape', () => {
     expect(missing(fixture('teams-adaptive-card-webhook.json'), body)).toEqual([]);
     const card = body.attachments[0].content;
-    expect(card.body[0]).toMatchObject({ text: 'shop/release-42: RolledBack', color: 'Attention' });
-    expect(card.body[2].facts[0]).toEqual({
-      title: 'Commit',
-      value: `[a1b2c3d](https://git.example.com/c/${rolledBack.commit})`,
+    expect(card.body[0].inlines[0]).toMatchObject({
+      type: 'TextRun',
+      text: 'shop/release-42: RolledBack',
+      color: 'Attention',
+    });
+    expect(card.body[2]).toEqual({
+      type: 'RichTextBlock',
+      inlines: [
+        { type: 'TextRun', text: 'Commit: ', weight: 'Bolder' },
+        {
+          type: 'TextRun',
+          text: 'a1b2c3d',
+          selectAction: { type: 'Action.OpenUrl', url: `https://git.example.com/c/${rolledBack.commit}` },
+        },
+      ],
     });
     expect(card.actions).toEqual([
       { type: 'Action.OpenUrl', title: 'Details', url: 'https://janus.example.com/t/shop/release-42' },
     ]);
+  });
+});
+
+/**
+ * What a tenant (a reason, through a Transaction's status or a cancel annotation) or a pusher (the
+ * author's name, file names, a rejection's errors) can put into a notification of a shared channel.
+ */
+const HOSTILE =
+  '[approved](https://evil.example) https://evil.example www.evil.example <!channel> @here `x` <b>b</b>';
+const hostile = printableEvent(
+  anEvent({
+    reason: `${HOSTILE} \u202edesrever`,
+    author: '[Mallory](https://evil.example) <!here>',
+    path: 'transactions/[p](https://evil.example)',
+    errors: ['transactions/x/10.yaml:1: <https://evil.example|click>'],
+  }),
+);
+
+describe('foreign text in every provider', () => {
+  it('Slack: &, < and > escaped, and every mrkdwn object verbatim, so no bare URL becomes a link', () => {
+    const body = bodyOf(slackPayload(hostile, messageOf(hostile, LINKS)));
+    const objects = [body.blocks[0].text, ...body.blocks[1].fields, ...body.blocks[2].elements];
+    for (const object of objects) expect(object).toMatchObject({ type: 'mrkdwn', verbatim: true });
+    const all = JSON.stringify(body);
+    for (const made of ['<!channel>', '<!here>', '<https://evil.example|click>', '<b>'])
+      expect(all).not.toContain(made);
+    expect(body.blocks[0].text.text).toContain('&lt;!channel&gt; @here `x` &lt;b&gt;b&lt;/b&gt; ?desrever');
+  });
+
+  it('Teams: every text a TextRun, shown without Markdown; no TextBlock or FactSet to render a link', () => {
+    const card = bodyOf(teamsPayload(hostile, messageOf(hostile, LINKS))).attachments[0].content;
+    expect(card.body.map((e: { type: string }) => e.type)).toEqual(
+      Array(card.body.length).fill('RichTextBlock'),
+    );
+    const runs = card.body.flatMap((e: { inlines: unknown[] }) => e.inlines);
+    for (const run of runs) expect(run).toMatchObject({ type: 'TextRun' });
+    const texts = runs.map((r: { text: string }) => r.text);
+    expect(texts).toContain(`${HOSTILE} ?desrever`);
+    expect(texts).toContain('[Mallory](https://evil.example) <!here>');
+    expect(texts).toContain('transactions/[p](https://evil.example)');
+    // The only links are the platform team's templates: the commit and the details.
+    const urls = JSON.stringify(card).match(/"url":"[^"]*"/g);
+    expect(urls).toEqual([
+      `"url":"https://git.example.com/c/${hostile.commit}"`,
+      '"url":"https://janus.example.com/t/shop/release-42"',
+    ]);
+  });
+
+  it('CloudEvents and Alertmanager carry the text as JSON strings, its bidi and control characters as "?"', () => {
+    const data = bodyOf(cloudEventPayload(hostile, messageOf(hostile, LINKS))).data;
+    expect(data.reason).toBe(`${HOSTILE} ?desrever`);
+    const [, error] = bodyOf(
+      alertmanagerPayload(hostile, messageOf(hostile, LINKS), DEFAULT_RESOLVE_AFTER_MS),
+    );
+    expect(error.annotations.description).toBe(`${HOSTILE} ?desrever`);
+    expect(JSON.stringify(data) + JSON.stringify(error)).not.toContain('\u202e');
   });
 });
 
