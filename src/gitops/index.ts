@@ -26,6 +26,7 @@ export {
   PolicyError,
   type PolicySettings,
   type RepositoryPolicy,
+  rejectionNamespace,
   repositoryPolicy,
   reservedNamespaceReason,
   type ServiceAccountGrant,

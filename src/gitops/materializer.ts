@@ -31,6 +31,7 @@ import {
   renderRollbackRefusal,
 } from './materialize-records.ts';
 import type { ParseOptions } from './options.ts';
+import { rejectionNamespace } from './policy.ts';
 import { inputLimitError, type PollBudget } from './poll-budget.ts';
 import { newStampKey, withStamp } from './provenance.ts';
 import { type SignatureGate, signatureDiagnostic } from './signature-gate.ts';
@@ -265,7 +266,7 @@ export class Materializer {
           ...(fact.parsed && !fact.parsed.ok ? fact.parsed.diagnostics : []),
           ...(fact.signatures?.ok === false ? [signatureDiagnostic(fact.path, fact.signatures)] : []),
         ];
-        await this.#record(renderRejection(dir, diagnostics, this.#o.context));
+        await this.#record(renderRejection(this.#rejected(dir), diagnostics, this.#o.context));
         summary.rejected++;
         log.info({ errors: diagnostics.length }, 'transaction directory rejected');
         return 'done';
@@ -322,6 +323,12 @@ export class Materializer {
     summary.materialized++;
     log.info({ sequence, existed: created.kind === 'exists' }, 'transaction materialized');
     return { uid: created.transaction.metadata.uid ?? '' };
+  }
+
+  /** `dir` as its rejection is filed: under the controller's namespace when it names one the policy refused. */
+  #rejected(dir: DirectoryRef): DirectoryRef {
+    const { namespace, refused } = rejectionNamespace(this.#o.parse.policy, dir.namespace);
+    return refused === undefined ? dir : { ...dir, namespace, refusedNamespace: refused };
   }
 
   #source(commit: string, path: string): { repository: string; revision: string; path: string } {

@@ -92,6 +92,21 @@ export function namespaceRefusal(policy: RepositoryPolicy, namespace: string): s
   return `is not allowed for this repository (allowed: ${policy.namespaces.join(', ')}; set by ${flag} or ${env})`;
 }
 
+/**
+ * The namespace a rejected directory's record is filed and notified under: the one its
+ * transaction.yaml names (or the default) when the repository may use it; else the controller's,
+ * as a rejection of the repository's own. Anyone who may push writes transaction.yaml, so a
+ * namespace the policy refused is never where their rejection is heard (its notification routes,
+ * its Alertmanager alerts): the platform team's routes for the controller's namespace are.
+ */
+export function rejectionNamespace(
+  policy: RepositoryPolicy,
+  namespace: string,
+): { namespace: string; refused?: string } {
+  if (namespaceRefusal(policy, namespace) === undefined) return { namespace };
+  return { namespace: policy.controllerNamespace, refused: namespace };
+}
+
 /** Why a transaction in `namespace` may not run as the ServiceAccount `name`; undefined when it may. */
 export function serviceAccountRefusal(
   policy: RepositoryPolicy,

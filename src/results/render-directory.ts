@@ -22,6 +22,11 @@ export const PHASE_IGNORED = 'Ignored';
 export interface DirectoryRef {
   /** The namespace the Transaction would live in (from transaction.yaml, else the default). */
   namespace: string;
+  /**
+   * A rejection filed under the controller's namespace as the repository's own: the namespace the
+   * directory named (or defaulted to), which the repository may not use.
+   */
+  refusedNamespace?: string;
   /** The directory name. */
   name: string;
   source: TransactionSource;
@@ -41,7 +46,7 @@ export function renderRejection(
     kind: RESULT_KIND,
     transaction: { namespace: dir.namespace, name: dir.name },
     phase: PHASE_REJECTED,
-    message: rejectionMessage(diagnostics),
+    message: rejectionMessage(diagnostics, dir),
     source: renderSource(dir.source),
     errors: diagnostics.map((d) => ({
       file: d.file,
@@ -60,22 +65,40 @@ export function renderRejection(
   const commit = sourceCommit(dir.source.revision);
   return {
     files: { [resultPath(dir.namespace, dir.name)]: stringify(document, { lineWidth: 0 }) },
-    message: formatCommitMessage(`${id}: ${PHASE_REJECTED} (${count})`, [shown.join('\n')], {
-      transaction: id,
-      phase: PHASE_REJECTED,
-      ...(commit && { source: commit }),
-    }),
+    message: formatCommitMessage(
+      `${id}: ${PHASE_REJECTED} (${count})`,
+      [repositoryNote(dir), shown.join('\n')],
+      {
+        transaction: id,
+        phase: PHASE_REJECTED,
+        ...(commit && { source: commit }),
+      },
+    ),
   };
 }
 
 /** Why nothing was applied, in one line: the directory's content, its commits' signatures, or both. */
-function rejectionMessage(diagnostics: readonly Diagnostic[]): string {
+function rejectionMessage(diagnostics: readonly Diagnostic[], dir: DirectoryRef): string {
   const unsigned = diagnostics.some((d) => d.code === 'commit-signature');
   const invalid = diagnostics.some((d) => d.code !== 'commit-signature');
-  if (unsigned && !invalid)
-    return 'a commit that made the directory is not signed by an allowed signer; nothing was applied';
-  if (unsigned) return 'the directory is invalid, and not signed by an allowed signer; nothing was applied';
-  return 'the directory is invalid; nothing was applied';
+  const why =
+    unsigned && !invalid
+      ? 'a commit that made the directory is not signed by an allowed signer; nothing was applied'
+      : unsigned
+        ? 'the directory is invalid, and not signed by an allowed signer; nothing was applied'
+        : 'the directory is invalid; nothing was applied';
+  return dir.refusedNamespace === undefined
+    ? why
+    : `${why} (recorded as the repository's: its namespace ${dir.refusedNamespace} is one this repository may not use)`;
+}
+
+/** The commit body's first paragraph for a rejection filed as the repository's; '' otherwise. */
+function repositoryNote(dir: DirectoryRef): string {
+  if (dir.refusedNamespace === undefined) return '';
+  return (
+    `The namespace of ${dir.source.path ?? dir.name}, ${dir.refusedNamespace}, is one this repository may not ` +
+    `use: the rejection is recorded as the repository's, under the controller's namespace ${dir.namespace}.`
+  );
 }
 
 /**

@@ -110,8 +110,10 @@ describe('bad input', () => {
     expect(await rejected('oversized')).toEqual([
       expect.objectContaining({ file: 'transactions/oversized/10-big.create.yaml', code: 'file-too-large' }),
     ]);
-    // The namespace named in transaction.yaml is where the outcome is recorded.
-    expect(await rejected('elsewhere', 'not-allowed')).toEqual([
+    // A namespace the repository may not use is not where the outcome is recorded: it is the
+    // repository's own, under the controller's namespace.
+    expect(await repo.result('not-allowed', 'elsewhere')).toBeUndefined();
+    expect(await rejected('elsewhere', 'janus-system')).toEqual([
       expect.objectContaining({
         file: 'transactions/elsewhere/transaction.yaml',
         field: 'metadata.namespace',

@@ -100,7 +100,8 @@ describe("the repository's policy", () => {
           'set by --allowed-service-accounts or JANUS_ALLOWED_SERVICE_ACCOUNTS)',
       }),
     ]);
-    // Recorded under the namespace transaction.yaml names, as every rejected directory is.
+    // A namespace the repository may not use is not where a rejection is recorded: the controller's
+    // is, as the repository's own (here the two are the same).
     expect(await rejected(repo, 'janus-system', 'in-janus-system')).toEqual([
       expect.objectContaining({
         file: 'transactions/in-janus-system/transaction.yaml',

@@ -5,6 +5,7 @@ import {
   namespaceRefusal,
   PolicyError,
   type PolicySettings,
+  rejectionNamespace,
   repositoryPolicy,
   serviceAccountRefusal,
 } from '../../../src/gitops/index.ts';
@@ -159,5 +160,29 @@ describe('the checks', () => {
         'until an administrator grants one with --allowed-service-accounts or JANUS_ALLOWED_SERVICE_ACCOUNTS ' +
         '(e.g. "deployer" in every allowed namespace, or "default/deployer")',
     );
+  });
+});
+
+describe("rejectionNamespace: where a rejected directory's record is filed and notified", () => {
+  const policy = repositoryPolicy({ defaultNamespace: 'shop', allowedNamespaces: 'shop,payments' });
+
+  it('is the namespace the directory names when the repository may use it', () => {
+    expect(rejectionNamespace(policy, 'payments')).toEqual({ namespace: 'payments' });
+  });
+
+  it("is the controller's, as the repository's own, for any namespace the policy refuses", () => {
+    // A pusher names another team's namespace: that team's routes must not hear of it.
+    expect(rejectionNamespace(policy, 'bob')).toEqual({ namespace: 'janus-system', refused: 'bob' });
+    expect(rejectionNamespace(policy, 'kube-system')).toEqual({
+      namespace: 'janus-system',
+      refused: 'kube-system',
+    });
+    expect(rejectionNamespace(policy, 'janus-system')).toEqual({
+      namespace: 'janus-system',
+      refused: 'janus-system',
+    });
+    // A default namespace left out of an explicit list is refused as well.
+    const narrow = repositoryPolicy({ defaultNamespace: 'default', allowedNamespaces: 'shop' });
+    expect(rejectionNamespace(narrow, 'default')).toEqual({ namespace: 'janus-system', refused: 'default' });
   });
 });

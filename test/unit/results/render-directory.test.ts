@@ -22,6 +22,24 @@ const DIR = {
   },
 };
 
+describe("renderRejection of a directory filed as the repository's", () => {
+  it("is recorded under the controller's namespace, saying which namespace it named", () => {
+    const record = renderRejection(
+      { ...DIR, namespace: 'janus-system', refusedNamespace: 'bob' },
+      [{ code: 'namespace-not-allowed', file: 'transactions/broken/transaction.yaml', message: 'no' }],
+      CONTEXT,
+    );
+    expect(Object.keys(record.files)).toEqual(['results/janus-system/broken.yaml']);
+    const doc = parse(Object.values(record.files)[0] ?? '');
+    expect(doc.transaction).toEqual({ namespace: 'janus-system', name: 'broken' });
+    expect(doc.message).toBe(
+      "the directory is invalid; nothing was applied (recorded as the repository's: its namespace bob is one this repository may not use)",
+    );
+    expect(parseTrailers(record.message)['Janus-Transaction']).toBe('janus-system/broken');
+    expect(record.message).toContain("under the controller's namespace janus-system");
+  });
+});
+
 describe('renderRejection', () => {
   const diagnostics: Diagnostic[] = [
     {
