@@ -3,9 +3,8 @@
  * header, exactly as git hands it to ssh-keygen or gpg. Cut from the raw bytes, never from a
  * re-encoded parse, so a commit in another encoding still verifies.
  */
-import fs from 'node:fs';
-import git from 'isomorphic-git';
-import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
+import { Errors } from 'isomorphic-git';
+import { GIT_INPUT_LIMITS } from './input-limits.ts';
 import type { ObjectStore } from './object-store.ts';
 
 export interface SignedCommit {
@@ -18,22 +17,21 @@ export interface SignedCommit {
   committedAt: number;
   /** The committer's "Name <email>", for messages. */
   committer: string;
+  /** The parents' ids, in order. */
+  parents: string[];
 }
 
 /** Reads commit `oid` for verification; larger than GIT_INPUT_LIMITS.commitReadBytes throws GitObjectTooLargeError. */
 export async function readSignedCommit(store: ObjectStore, oid: string): Promise<SignedCommit> {
-  const limit = GIT_INPUT_LIMITS.commitReadBytes;
-  const size = await store.objectSize(oid);
-  if (size !== undefined && size > limit)
-    throw new GitObjectTooLargeError('commit', oid, size, limit, 'a signed commit may take');
-  const { object } = await git.readObject({
-    fs,
-    gitdir: store.gitdir,
-    oid,
-    format: 'content',
-    cache: store.cache,
-  });
-  return splitSignature(oid, Buffer.from(object as Uint8Array));
+  const commit = await findSignedCommit(store, oid);
+  if (!commit) throw new Errors.NotFoundError(oid);
+  return commit;
+}
+
+/** As readSignedCommit; undefined when the store does not have the commit (beyond a shallow fetch). */
+export async function findSignedCommit(store: ObjectStore, oid: string): Promise<SignedCommit | undefined> {
+  const raw = await store.findRawCommit(oid, GIT_INPUT_LIMITS.commitReadBytes);
+  return raw && splitSignature(oid, raw);
 }
 
 /** Splits a raw commit into its signature and the payload it signs. */
@@ -44,6 +42,7 @@ export function splitSignature(oid: string, raw: Buffer): SignedCommit {
   const signature: string[] = [];
   let inSignature = false;
   let committer = '';
+  const parents: string[] = [];
   for (const line of headers.split('\n').slice(0, -1)) {
     if (inSignature && line.startsWith(' ')) {
       signature.push(line.slice(1));
@@ -53,6 +52,7 @@ export function splitSignature(oid: string, raw: Buffer): SignedCommit {
     if (inSignature) signature.push(line.slice('gpgsig '.length));
     else kept.push(line);
     if (line.startsWith('committer ')) committer = line.slice('committer '.length);
+    if (line.startsWith('parent ')) parents.push(line.slice('parent '.length));
   }
   const rest = headerEnd < 0 ? Buffer.alloc(0) : raw.subarray(headerEnd + 1);
   const payload = Buffer.concat([Buffer.from(kept.map((l) => `${l}\n`).join(''), 'latin1'), rest]);
@@ -63,5 +63,6 @@ export function splitSignature(oid: string, raw: Buffer): SignedCommit {
     payload,
     committedAt: when ? Number(when[1]) : 0,
     committer: Buffer.from(committer.replace(/ \d+ [+-]\d{4}$/, ''), 'latin1').toString('utf8'),
+    parents,
   };
 }

@@ -91,6 +91,33 @@ export class ObjectStore {
     };
   }
 
+  /**
+   * The raw bytes of commit `oid`, as its signature covers them; undefined when this store does not
+   * have it. Larger than `maxBytes` (read from its header): GitObjectTooLargeError, nothing inflated.
+   * A packed commit is read straight from its pack (packed-object.ts), anything else through
+   * isomorphic-git.
+   */
+  async findRawCommit(oid: string, maxBytes: number): Promise<Buffer | undefined> {
+    const packed = await this.#packed.read(oid, maxBytes);
+    if (packed?.type === 'commit' && packed.content) return packed.content;
+    const size = packed?.size ?? (await this.objectSize(oid));
+    if (size !== undefined && size > maxBytes)
+      throw new GitObjectTooLargeError('commit', oid, size, maxBytes, 'a signed commit may take');
+    try {
+      const { object } = await git.readObject({
+        fs,
+        gitdir: this.gitdir,
+        oid,
+        format: 'content',
+        cache: this.cache,
+      });
+      return Buffer.from(object as Uint8Array);
+    } catch (error) {
+      if (error instanceof Errors.NotFoundError) return undefined;
+      throw error;
+    }
+  }
+
   /** The commit, or undefined when this store does not have it (beyond a shallow fetch). */
   async findCommit(oid: string): Promise<CommitInfo | undefined> {
     try {

@@ -7,9 +7,10 @@
  */
 
 import type { AllowedSigners } from '../git/allowed-signers.ts';
+import { findSignedCommit, type SignedCommit } from '../git/commit-signature.ts';
 import { GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { GitSession } from '../git/repository.ts';
-import { type RecordSignature, verifyRecord } from './record-signature.ts';
+import { markCommit, type RecordSignature, TOO_LARGE } from './record-signature.ts';
 
 /** Most commits one audit walks; past it the audit says it is incomplete. */
 export const MAX_AUDITED_COMMITS = 100_000;
@@ -68,15 +69,16 @@ export async function auditBranch(
       audit.incomplete = `more than ${maxCommits.toLocaleString('en-US')} commits: older ones were not checked (--verify-after)`;
       break;
     }
-    if (!(await present(session, branch, oid))) {
+    const read = await readCommit(session, branch, oid);
+    if (read === 'missing') {
       note(audit, oid, { status: 'bad signature', detail: 'not in the repository: cannot be verified' });
       audit.incomplete = `commit ${oid} is missing: its ancestors were not checked`;
       continue;
     }
     audit.checked++;
-    const signature = await verifyRecord(session.store, oid, allowed, now);
+    const signature = read === 'too-large' ? TOO_LARGE : markCommit(read, allowed, now);
     if (signature.status !== 'verified') note(audit, oid, signature);
-    const parents = await parentsOf(session, oid);
+    const parents = read === 'too-large' ? await parentsOf(session, oid) : read.parents;
     if (parents === undefined) {
       audit.incomplete = `commit ${oid} could not be read: its ancestors were not checked`;
       continue;
@@ -96,13 +98,24 @@ function note(audit: BranchAudit, commit: string, signature: RecordSignature): v
   if (audit.unverified.length < MAX_LISTED_UNVERIFIED) audit.unverified.push({ commit, signature });
 }
 
-/** Whether the store has commit `oid`, deepening a shallow cache once if it does not. */
-async function present(session: GitSession, branch: string, oid: string): Promise<boolean> {
-  if (await session.store.hasObject(oid)) return true;
-  return (await session.deepen(branch, DEEPEN_BY)) && (await session.store.hasObject(oid));
+/** Commit `oid` for verification, deepening a shallow cache once when the store lacks it. */
+async function readCommit(
+  session: GitSession,
+  branch: string,
+  oid: string,
+): Promise<SignedCommit | 'missing' | 'too-large'> {
+  try {
+    const commit = await findSignedCommit(session.store, oid);
+    if (commit) return commit;
+    if (!(await session.deepen(branch, DEEPEN_BY))) return 'missing';
+    return (await findSignedCommit(session.store, oid)) ?? 'missing';
+  } catch (error) {
+    if (error instanceof GitObjectTooLargeError) return 'too-large';
+    throw error;
+  }
 }
 
-/** The commit's parents; undefined when it cannot be read (a huge commit stored as a delta). */
+/** A huge commit's parents, from its first bytes; undefined when even that cannot be read (a delta). */
 async function parentsOf(session: GitSession, oid: string): Promise<string[] | undefined> {
   try {
     return (await session.store.readCommit(oid)).parents;

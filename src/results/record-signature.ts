@@ -4,7 +4,7 @@
  * shows an auditor; the same verdict code the watched branch's --verify-signatures uses.
  */
 import type { AllowedSigners } from '../git/allowed-signers.ts';
-import { readSignedCommit } from '../git/commit-signature.ts';
+import { readSignedCommit, type SignedCommit } from '../git/commit-signature.ts';
 import { authorizeSignature, type CommitVerdict, checkSignature } from '../git/commit-verdict.ts';
 import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { ObjectStore } from '../git/object-store.ts';
@@ -34,6 +34,17 @@ export function recordSignature(verdict: CommitVerdict): RecordSignature {
   }
 }
 
+/** Marks a commit read for verification against `allowed` at `now` (ms). */
+export function markCommit(commit: SignedCommit, allowed: AllowedSigners, now: number): RecordSignature {
+  return recordSignature(authorizeSignature(checkSignature(commit), allowed, now));
+}
+
+/** What a commit larger than a signed commit may take is marked: not read, so not verified. */
+export const TOO_LARGE: RecordSignature = {
+  status: 'bad signature',
+  detail: `the commit is larger than ${GIT_INPUT_LIMITS.commitReadBytes / 1024} KiB: not verified`,
+};
+
 /**
  * Reads commit `oid` from `store` and marks it against `allowed` at `now` (ms). A commit larger
  * than GIT_INPUT_LIMITS.commitReadBytes (64 KiB; Janus's own records are a few KiB) is not read:
@@ -46,11 +57,9 @@ export async function verifyRecord(
   now: number,
 ): Promise<RecordSignature> {
   try {
-    const commit = await readSignedCommit(store, oid);
-    return recordSignature(authorizeSignature(checkSignature(commit), allowed, now));
+    return markCommit(await readSignedCommit(store, oid), allowed, now);
   } catch (error) {
     if (!(error instanceof GitObjectTooLargeError)) throw error;
-    const limit = GIT_INPUT_LIMITS.commitReadBytes / 1024;
-    return { status: 'bad signature', detail: `the commit is larger than ${limit} KiB: not verified` };
+    return TOO_LARGE;
   }
 }

@@ -16,6 +16,7 @@ function commit(signature: string | undefined, payload = PAYLOAD): SignedCommit 
     payload: Buffer.from(payload),
     committedAt: 1_700_000_000,
     committer: 'A <a@example.com>',
+    parents: [],
   };
 }
 
