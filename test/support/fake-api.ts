@@ -1,9 +1,11 @@
 /**
  * An in-memory stand-in for the API server, behind a KubeClient's `request`: objects by path,
- * resourceVersion preconditions (409 Conflict), AlreadyExists and NotFound, dry runs, merge and
- * JSON patches, label-selected collection deletes. Enough for the saga stages, the rollback store
- * and the Lease locks to run as they do against a real server, without one: no admission, no
- * controllers, no watches. Every request is recorded; `before` can refuse one.
+ * resourceVersion and uid preconditions (409 Conflict), AlreadyExists and NotFound, dry runs,
+ * merge and JSON patches, server-side apply with field ownership (a field a manager stops
+ * applying is removed when nobody else owns it), status subresources, a Secret's stringData,
+ * generateName, label-selected collection lists and deletes. Enough for the saga stages, the
+ * rollback store and the Lease locks to run as they do against a real server, without one: no
+ * admission, no controllers, no watches. Every request is recorded; `before` can refuse one.
  */
 import { type KubeClient, type KubeRequest, PatchType } from '../../src/kube/client.ts';
 import { KubeApiError } from '../../src/kube/errors.ts';
@@ -28,10 +30,21 @@ const PLURALS: Record<string, string> = {
   ConfigMap: 'configmaps',
   Secret: 'secrets',
   Deployment: 'deployments',
+  StatefulSet: 'statefulsets',
+  ReplicaSet: 'replicasets',
+  Pod: 'pods',
+  Event: 'events',
+  Namespace: 'namespaces',
   ServiceAccount: 'serviceaccounts',
   Lease: 'leases',
   Transaction: 'transactions',
 };
+
+/** Kinds whose status is a subresource: a write of the object leaves it, a write of /status only it. */
+const WITH_STATUS = new Set(['Transaction', 'Deployment', 'StatefulSet', 'ReplicaSet', 'Pod']);
+
+/** The manager of a write that names none (kubectl's default, roughly). */
+const DEFAULT_MANAGER = 'unnamed-writer';
 
 /** The path of an object, for the kinds the fake knows (PLURALS). */
 export function pathOf(ref: ObjectRef): string {
@@ -99,6 +112,50 @@ function jsonPatch(
   }
 }
 
+/**
+ * The fields an object's writers own, each by its path (a JSON list of keys) with its value:
+ * lists are atomic (one field), identity and status are nobody's.
+ */
+function fieldsOf(obj: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (v: unknown, path: string[]) => {
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length > 0) {
+      for (const [k, child] of Object.entries(v)) walk(child, [...path, k]);
+    } else if (path.length > 0) out.set(JSON.stringify(path), JSON.stringify(v));
+  };
+  const { apiVersion: _a, kind: _k, status: _s, metadata, ...rest } = (obj ?? {}) as Record<string, unknown>;
+  walk(rest, []);
+  const meta = (metadata ?? {}) as Record<string, unknown>;
+  for (const key of ['labels', 'annotations']) if (meta[key]) walk(meta[key], ['metadata', key]);
+  return out;
+}
+
+/** Removes the field at `path` (fieldsOf's), and the maps it leaves empty. */
+function removeField(obj: Record<string, unknown>, path: string): void {
+  const keys = JSON.parse(path) as string[];
+  const parents: Record<string, unknown>[] = [];
+  let at: Record<string, unknown> | undefined = obj;
+  for (const k of keys.slice(0, -1)) {
+    parents.push(at);
+    at = at?.[k] as Record<string, unknown> | undefined;
+    if (typeof at !== 'object' || at === null) return;
+  }
+  delete at[keys.at(-1) as string];
+  for (let i = parents.length - 1; i >= 0 && Object.keys(at ?? {}).length === 0; i--) {
+    delete parents[i]?.[keys[i] as string];
+    at = parents[i];
+  }
+}
+
+/** A Secret's stringData, as the API server stores it: in data, base64. */
+function withStringData(obj: KubeObject): KubeObject {
+  const secret = obj as KubeObject & { stringData?: Record<string, string>; data?: Record<string, string> };
+  if (obj.kind !== 'Secret' || !secret.stringData) return obj;
+  const { stringData, ...rest } = secret;
+  const encoded = Object.entries(stringData).map(([k, v]) => [k, Buffer.from(v).toString('base64')]);
+  return { ...rest, data: { ...secret.data, ...Object.fromEntries(encoded) } } as KubeObject;
+}
+
 const matchesSelector = (obj: KubeObject, selector: string | undefined): boolean =>
   (selector ?? '')
     .split(',')
@@ -108,28 +165,52 @@ const matchesSelector = (obj: KubeObject, selector: string | undefined): boolean
       return obj.metadata.labels?.[k as string] === v;
     });
 
+/**
+ * Wraps every request of a client (and of those it impersonates): `serve` sends it on. How a
+ * test makes a client fail, or die, at a chosen request.
+ */
+export type RequestGate = (req: KubeRequest, serve: () => Promise<unknown>) => Promise<unknown>;
+
 export class FakeApi {
   readonly #objects = new Map<string, KubeObject>();
+  /** By object path: each field manager's fields (fieldsOf paths). */
+  readonly #owners = new Map<string, Map<string, Set<string>>>();
   #version = 1000;
   readonly requests: Recorded[] = [];
   /** Called before each request is served; throw to refuse it. */
   before: (req: KubeRequest, as: string | undefined) => void = () => {};
 
-  /** A KubeClient whose requests this fake serves (as `user`, when impersonating). */
-  client(user?: string): KubeClient {
+  /** A KubeClient whose requests this fake serves (as `user`, when impersonating), through `gate`. */
+  client(user?: string, gate?: RequestGate): KubeClient {
+    const serve = async <T>(req: KubeRequest): Promise<T> => this.#serve(req, user) as T;
     const fake = {
       impersonating: user,
-      request: async <T>(req: KubeRequest): Promise<T> => this.#serve(req, user) as T,
-      as: (other: string) => this.client(other),
+      request: gate ? <T>(req: KubeRequest) => gate(req, () => serve(req)) as Promise<T> : serve,
+      as: (other: string) => this.client(other, gate),
       forget: () => {},
     };
     return fake as unknown as KubeClient;
   }
 
-  /** Writes an object as someone else would (a new resourceVersion; generation moves with spec). */
-  put<T extends KubeObject>(obj: T): T {
+  /**
+   * Writes an object as someone else would (a new resourceVersion; generation moves with spec),
+   * owning the fields it changes.
+   */
+  put<T extends KubeObject>(obj: T, manager = DEFAULT_MANAGER): T {
     const path = pathOf({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace });
-    return this.#store(path, clone(obj), this.#objects.get(path)) as T;
+    const previous = this.#objects.get(path);
+    const stored = this.#store(path, withStringData(clone(obj)), previous);
+    this.#own(path, previous, stored, manager);
+    return stored as T;
+  }
+
+  /** Every object of a kind (in a namespace, if given), as stored. */
+  list<T extends KubeObject = KubeObject>(kind: string, namespace?: string): T[] {
+    const plural = `/${PLURALS[kind] ?? kind}/`;
+    const scope = namespace === undefined ? '' : `/namespaces/${namespace}/`;
+    return [...this.#objects.entries()]
+      .filter(([p]) => p.includes(plural) && (!scope || p.includes(scope)))
+      .map(([, o]) => clone(o) as T);
   }
 
   get<T extends KubeObject = KubeObject>(ref: ObjectRef): T | undefined {
@@ -139,6 +220,7 @@ export class FakeApi {
 
   remove(ref: ObjectRef): void {
     this.#objects.delete(pathOf(ref));
+    this.#owners.delete(pathOf(ref));
   }
 
   /** Sets an object's status as its controller would, having observed its generation. */
@@ -182,17 +264,25 @@ export class FakeApi {
 
   #serveCollection(req: KubeRequest, collection: string, dryRun: boolean): unknown {
     if (req.method === 'POST') {
-      const created = clone(req.body as KubeObject);
+      const created = withoutStatus(withStringData(clone(req.body as KubeObject)));
+      const { name, generateName } = created.metadata;
+      if (!name && generateName) created.metadata.name = `${generateName}${++this.#version}`;
       const path = `${collection}/${created.metadata.name}`;
       if (this.#objects.has(path)) refuse(req, 409, 'AlreadyExists', `${path} already exists`);
-      return dryRun ? created : this.#store(path, created, undefined);
+      if (dryRun) return created;
+      const stored = this.#store(path, created, undefined);
+      this.#own(path, undefined, stored, managerOf(req));
+      return stored;
     }
     const selector = req.query?.labelSelector as string | undefined;
     const selected = [...this.#objects.entries()].filter(
       ([p, o]) => p.startsWith(`${collection}/`) && matchesSelector(o, selector),
     );
     if (req.method === 'DELETE') {
-      for (const [p] of selected) this.#objects.delete(p);
+      for (const [p] of selected) {
+        this.#objects.delete(p);
+        this.#owners.delete(p);
+      }
       return {};
     }
     return { metadata: {}, items: selected.map(([, o]) => clone(o)) };
@@ -201,21 +291,24 @@ export class FakeApi {
   #serveObject(req: KubeRequest, path: string, subresource: string | undefined, dryRun: boolean): unknown {
     const body = req.body as RequestBody | undefined;
     const existing = this.#objects.get(path);
-    const write = (obj: KubeObject) => (dryRun ? clone(obj) : this.#store(path, obj, existing));
+    const write = (obj: KubeObject, applied?: Map<string, string>) => {
+      const next = this.#asWritten(withStringData(obj), existing, subresource);
+      if (dryRun) return clone(next);
+      const stored = this.#store(path, next, existing);
+      if (subresource !== 'status') this.#own(path, existing, stored, managerOf(req), applied);
+      return stored;
+    };
     if (req.method === 'PATCH' && req.contentType === PatchType.apply) {
-      // Server-side apply, simplified: the applied fields merged over the object, or a new one.
       staleUnless(req, existing, body?.metadata.resourceVersion);
-      return write(mergePatch(existing ?? {}, body) as KubeObject);
+      return write(...this.#applied(path, existing, body as KubeObject, managerOf(req)));
     }
     if (!existing) return refuse(req, 404, 'NotFound', `${path} not found`);
     switch (req.method) {
       case 'GET':
         return clone(existing);
-      case 'PUT': {
+      case 'PUT':
         staleUnless(req, existing, body?.metadata.resourceVersion);
-        const spec = (existing as { spec?: unknown }).spec;
-        return write({ ...clone(body as KubeObject), ...(subresource && { spec }) });
-      }
+        return write(clone(body as KubeObject));
       case 'PATCH': {
         if (req.contentType !== PatchType.json) return write(mergePatch(existing, req.body) as KubeObject);
         const patched = clone(existing);
@@ -224,16 +317,101 @@ export class FakeApi {
       }
       case 'DELETE':
         staleUnless(req, existing, body?.preconditions?.resourceVersion);
-        if (!dryRun) this.#objects.delete(path);
+        uidUnless(req, existing, body?.preconditions?.uid);
+        if (!dryRun) {
+          this.#objects.delete(path);
+          this.#owners.delete(path);
+        }
         return clone(existing);
       default:
         return refuse(req, 405, 'MethodNotAllowed', req.method);
     }
   }
+
+  /**
+   * What a write stores: through /status only the status changes; through the object itself, the
+   * status of a kind with a status subresource stays as it was.
+   */
+  #asWritten(obj: KubeObject, existing: KubeObject | undefined, subresource: string | undefined): KubeObject {
+    if (subresource === 'status' && existing) {
+      return { ...clone(existing), status: (obj as { status?: unknown }).status } as KubeObject;
+    }
+    if (!WITH_STATUS.has(obj.kind ?? existing?.kind ?? '')) return obj;
+    const status = (existing as { status?: unknown } | undefined)?.status;
+    return { ...withoutStatus(obj), ...(status !== undefined && { status: clone(status) }) } as KubeObject;
+  }
+
+  /**
+   * Server-side apply, forced: the applied fields over the object (or a new one), less the fields
+   * this manager applied before, no longer applies, and nobody else owns.
+   */
+  #applied(
+    path: string,
+    existing: KubeObject | undefined,
+    config: KubeObject,
+    manager: string,
+  ): [KubeObject, Map<string, string>] {
+    const applied = fieldsOf(config);
+    const merged = mergePatch(existing ?? {}, config) as KubeObject;
+    const owners = this.#owners.get(path);
+    for (const field of owners?.get(manager) ?? []) {
+      if (applied.has(field)) continue;
+      const others = [...(owners?.entries() ?? [])].some(([m, fields]) => m !== manager && fields.has(field));
+      if (!others) removeField(merged as unknown as Record<string, unknown>, field);
+    }
+    return [merged, applied];
+  }
+
+  /**
+   * Field ownership after a write by `manager`: an apply owns exactly what it applied, an update
+   * the fields it changed; a field whose value changed is nobody else's; a field gone is nobody's.
+   */
+  #own(
+    path: string,
+    before: KubeObject | undefined,
+    after: KubeObject,
+    manager: string,
+    applied?: Map<string, string>,
+  ): void {
+    const old = fieldsOf(before);
+    const now = fieldsOf(after);
+    const owners = this.#owners.get(path) ?? new Map<string, Set<string>>();
+    this.#owners.set(path, owners);
+    const changed = new Set([...now.keys()].filter((f) => old.get(f) !== now.get(f)));
+    for (const [m, fields] of owners) {
+      for (const f of fields) if (!now.has(f) || (m !== manager && changed.has(f))) fields.delete(f);
+    }
+    const mine = applied ? new Set(applied.keys()) : (owners.get(manager) ?? new Set<string>());
+    if (!applied) for (const f of changed) mine.add(f);
+    owners.set(manager, mine);
+  }
 }
 
-type RequestBody = KubeObject & { dryRun?: string[]; preconditions?: { resourceVersion?: string } };
+type RequestBody = KubeObject & {
+  dryRun?: string[];
+  preconditions?: { resourceVersion?: string; uid?: string };
+};
 type JsonPatch = Array<{ op: string; path: string; value?: unknown }>;
+
+function withoutStatus(obj: KubeObject): KubeObject {
+  if (!WITH_STATUS.has(obj.kind)) return obj;
+  const { status: _status, ...rest } = obj as KubeObject & { status?: unknown };
+  return rest as KubeObject;
+}
+
+const managerOf = (req: KubeRequest): string => String(req.query?.fieldManager ?? DEFAULT_MANAGER);
+
+/** A delete conditional on `uid` fails with 409 Conflict when the object is another of the name. */
+function uidUnless(req: KubeRequest, existing: KubeObject, uid: string | undefined) {
+  if (uid && uid !== existing.metadata.uid) {
+    refuse(
+      req,
+      409,
+      'Conflict',
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${existing.metadata.uid}`,
+    );
+  }
+}
 
 /** A write conditional on `resourceVersion` fails with 409 Conflict once the object moved on. */
 function staleUnless(
