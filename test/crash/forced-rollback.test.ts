@@ -11,6 +11,7 @@ import { POD_IMAGES } from '../support/cluster/pod-images.ts';
 import { serviceAccount, testNamespace, transaction } from '../support/cluster/saga.ts';
 import { readyWith, statefulSet, statefulSetPods } from '../support/cluster/workloads.ts';
 import { expectEndsAsBaseline, type Outcome, run, type Scenario } from '../support/crash/crash.ts';
+import { statefulSetChanges } from '../support/crash/crash-scenarios.ts';
 
 const clients = useClients();
 
@@ -27,19 +28,9 @@ const crashLoopingRelease: Scenario = {
     await readyWith(clients.admin, namespace, 'db', POD_IMAGES.ready);
   },
   transaction(namespace) {
-    const image = POD_IMAGES.crashLoop;
-    return transaction(
-      namespace,
-      'release',
-      [
-        {
-          target: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' },
-          type: 'Patch',
-          content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
-        },
-      ],
-      { health: { timeout: '60s' } },
-    );
+    return transaction(namespace, 'release', statefulSetChanges(POD_IMAGES.crashLoop), {
+      health: { timeout: '60s' },
+    });
   },
   async observe(namespace) {
     // The end state once the set's controller has caught up.

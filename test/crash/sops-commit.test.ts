@@ -9,6 +9,7 @@ import { useClients } from '../support/cluster/kube.ts';
 import { serviceAccount, testNamespace, transaction } from '../support/cluster/saga.ts';
 import type { Scenario } from '../support/crash/crash.ts';
 import { expectEndsAsBaseline, killedAfterEveryRequest } from '../support/crash/crash.ts';
+import { appliedBy } from '../support/crash/crash-scenarios.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../support/servers/sops.ts';
 
 const clients = useClients();
@@ -61,9 +62,7 @@ function sopsScenario(admin: Objects): Scenario {
       });
       return {
         password: Buffer.from(secret.data?.password ?? '', 'base64').toString('utf8'),
-        appliedBy: secret.metadata.annotations?.['tx.janus.io/applied-by']
-          ?.replace(/^[^/]+\//, '')
-          .replace(/@.*#/, '#'),
+        appliedBy: appliedBy(secret),
       };
     },
   };

@@ -248,9 +248,15 @@ export async function leasesOf(admin: Objects, namespace: string): Promise<KubeO
 
 /** Three existing ConfigMaps for fourChanges(): updated, patched and deleted. */
 export async function fourTargets(admin: Objects, namespace: string): Promise<void> {
-  await admin.create(configMap(namespace, 'updated', { old: 'value' }));
-  await admin.create(configMap(namespace, 'patched', { kept: 'yes', changed: 'before' }));
-  await admin.create(configMap(namespace, 'deleted', { precious: 'data' }));
+  for (const cm of fourTargetObjects(namespace)) await admin.create(cm);
+}
+
+export function fourTargetObjects(namespace: string): KubeObject[] {
+  return [
+    configMap(namespace, 'updated', { old: 'value' }),
+    configMap(namespace, 'patched', { kept: 'yes', changed: 'before' }),
+    configMap(namespace, 'deleted', { precious: 'data' }),
+  ];
 }
 
 /** One change of each type, in this order: Create, Update, Patch, Delete. */

@@ -45,12 +45,12 @@ export async function deploymentState(
   namespace: string,
   name: string,
 ): Promise<DeploymentState> {
-  const d = (await admin.get({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    name,
-    namespace,
-  })) as KubeObject & {
+  return deploymentStateOf(await admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', name, namespace }));
+}
+
+/** What a Deployment runs, and how much of it, by its status. */
+export function deploymentStateOf(deployment: KubeObject): DeploymentState {
+  const d = deployment as KubeObject & {
     spec: { template: { spec: { containers: { image: string }[] } } };
     status?: { availableReplicas?: number; updatedReplicas?: number; replicas?: number };
   };
@@ -102,19 +102,24 @@ export async function statefulSetPods(
   name: string,
 ): Promise<StatefulSetPod[]> {
   const pods = await admin.list('v1', 'Pod', namespace, { labelSelector: `app=${name}` });
-  type Pod = KubeObject & {
+  return pods.items
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .map(statefulSetPodOf)
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** A StatefulSet's pod: its name, revision hash, image, readiness. */
+export function statefulSetPodOf(pod: KubeObject): StatefulSetPod {
+  const p = pod as KubeObject & {
     spec?: { containers?: { image?: string }[] };
     status?: { conditions?: { type: string; status: string }[] };
   };
-  return (pods.items as Pod[])
-    .filter((p) => !p.metadata.deletionTimestamp)
-    .map((p) => ({
-      name: p.metadata.name,
-      revision: p.metadata.labels?.['controller-revision-hash'],
-      image: p.spec?.containers?.[0]?.image,
-      ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-    }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    name: p.metadata.name,
+    revision: p.metadata.labels?.['controller-revision-hash'],
+    image: p.spec?.containers?.[0]?.image,
+    ready: (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+  };
 }
 
 /** Waits until all `replicas` pods of the StatefulSet run `image` and are Ready; returns its revision. */

@@ -4,12 +4,14 @@
  * and compares every outcome with the uninterrupted one.
  */
 
-import { expect } from 'vitest';
 import { LABEL_INSTANCE, type Phase, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { getTxn, leasesOf, txnRef } from '../cluster/saga.ts';
 import { eventually } from '../eventually.ts';
 import { startController } from '../processes/controller-process.ts';
+import { comparableItems, type EndState } from './end-state.ts';
+
+export { expectEndsAsBaseline } from './end-state.ts';
 
 export interface Scenario {
   /** Creates the namespace's fixtures (ServiceAccount, targets). */
@@ -27,27 +29,12 @@ export interface Scenario {
   instance?: string;
 }
 
-export interface Outcome {
-  phase: Phase | undefined;
-  items: unknown;
-  targets: unknown;
+export interface Outcome extends EndState {
   /** API requests the controller made (watches excepted) until it had nothing left to do. */
   requests: number;
   crashed: boolean;
   /** The last controller's log (debug level: one line per API request). */
   log: string;
-}
-
-/** Item status without resourceVersions or namespaces, which differ from run to run. */
-function comparableItems(txn: Transaction) {
-  return (txn.status?.items ?? []).map((i) => ({
-    target: i.target?.replace(`${txn.metadata.namespace}/`, ''),
-    prepared: i.prepared,
-    committed: i.committed,
-    rolledBack: i.rolledBack ?? false,
-    conflict: i.conflict ?? false,
-    failed: Boolean(i.error),
-  }));
 }
 
 async function settled(admin: Objects, namespace: string, name: string, phase: Phase): Promise<Transaction> {
@@ -149,21 +136,6 @@ export async function killedAfterEveryRequest(
     await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
   }
   return { baseline, outcomes };
-}
-
-/** Every outcome ends where the uninterrupted run did: the same phase, item status and targets. */
-export function expectEndsAsBaseline(
-  outcomes: ReadonlyArray<Outcome & { k: number }>,
-  baseline: Outcome,
-): void {
-  for (const o of outcomes) {
-    expect({ k: o.k, phase: o.phase, items: o.items, targets: o.targets }).toEqual({
-      k: o.k,
-      phase: baseline.phase,
-      items: baseline.items,
-      targets: baseline.targets,
-    });
-  }
 }
 
 /**

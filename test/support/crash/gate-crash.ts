@@ -4,23 +4,19 @@
  * chosen point on, each run ending where the uninterrupted one did.
  */
 import { expect } from 'vitest';
-import type { Change, Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { POD_IMAGES } from '../cluster/pod-images.ts';
-import { cmTarget, configMap, serviceAccount, testNamespace, transaction } from '../cluster/saga.ts';
+import { configMap, serviceAccount, testNamespace, transaction } from '../cluster/saga.ts';
 import { availableWith, deployment, deploymentState } from '../cluster/workloads.ts';
 import { eventually } from '../eventually.ts';
 import { expectEndsAsBaseline, killedAfterEveryRequest, requestNumberAt, type Scenario } from './crash.ts';
+import { ROLLOUT_DEPLOYER, rolloutChanges } from './crash-scenarios.ts';
 
 interface Clients {
   admin: Objects;
   kubeconfigs: { controller: string };
 }
-
-const DEPLOYER = [
-  { apiGroups: [''], resources: ['configmaps'], verbs: ['*'] },
-  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] },
-];
 
 /** A ConfigMap and a Deployment rolled out to `image`: Committed if it becomes healthy, else RolledBack. */
 export function rollout(
@@ -32,21 +28,13 @@ export function rollout(
   return {
     phase,
     async setup(namespace) {
-      await serviceAccount(clients.admin, namespace, 'deployer', DEPLOYER);
+      await serviceAccount(clients.admin, namespace, 'deployer', ROLLOUT_DEPLOYER);
       await clients.admin.create(configMap(namespace, 'app-config', { release: 'v1' }));
       await clients.admin.create(deployment(namespace, 'web', POD_IMAGES.ready));
       await availableWith(clients.admin, namespace, 'web', POD_IMAGES.ready);
     },
     transaction(namespace) {
-      const changes: Change[] = [
-        { target: cmTarget('app-config'), type: 'Patch', content: { data: { release: 'v2' } } },
-        {
-          target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
-          type: 'Patch',
-          content: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
-        },
-      ];
-      return transaction(namespace, 'gated', changes, { health });
+      return transaction(namespace, 'gated', rolloutChanges(image), { health });
     },
     async observe(namespace) {
       // The end state once the Deployment controller has caught up: what runs, and how much.
