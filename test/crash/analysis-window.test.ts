@@ -1,11 +1,12 @@
 /**
- * Metric analysis in the bake window, killed after every API request from the write that enters
- * Verifying on: the window opening, each measurement's status write, the verdict, the rollback.
- * The checks' state lives in status.health.analysis alone, so every run must end as the
- * uninterrupted one: Committed once the window has gone by while the check passes; RolledBack
- * (AnalysisFailed) at the first failed measurement. The check is an HTTP one against a listener
- * in the test whose answer is fixed, so each run measures the same thing whenever it looks; the
- * controller is allowed to query it (--analysis-allowed-addresses).
+ * Metric analysis in the bake window, killed on entering the check, at the first status write in
+ * it, at the last before the verdict (a measurement recorded, or the window opened with one in
+ * flight) and at the verdict. The checks' state lives in status.health.analysis alone, so every
+ * run must end as the uninterrupted one: Committed once the window has gone by while the check
+ * passes; RolledBack (AnalysisFailed) at the first failed measurement. The check is an HTTP one
+ * against a listener in the test whose answer is fixed, so each run measures the same thing
+ * whenever it looks; the controller is allowed to query it (--analysis-allowed-addresses). Every
+ * request of both sagas is killed in memory (test/unit/crash/health-gate.test.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -13,7 +14,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
 import { useClients } from '../support/cluster/kube.ts';
 import { POD_IMAGES } from '../support/cluster/pod-images.ts';
-import { killedAtEveryGateRequest, rollout } from '../support/crash/gate-crash.ts';
+import { INSIDE_THE_WINDOW, killedAtGatePoints, rollout } from '../support/crash/gate-crash.ts';
+import type { PointSpec } from '../support/crash/request-log.ts';
 
 const clients = useClients();
 let server: Server;
@@ -39,12 +41,22 @@ const analysed = (path: string, stableFor: string): Transaction['spec']['health'
   analysis: [{ check: { name: 'smoke', interval: '2s', http: { url: `${base}${path}` } } }],
 });
 
-describe('metric analysis in the bake window, killed after every API request', () => {
+const POINTS: PointSpec[] = [
+  {
+    name: 'first write in the check',
+    phase: 'Verifying',
+    method: 'PATCH',
+    path: '/transactions/gated/status',
+  },
+  INSIDE_THE_WINDOW,
+];
+
+describe('metric analysis in the bake window, killed at its steps', () => {
   it(
     'a check that passes: Committed once the window has gone by, every measurement kept',
     { timeout: 1_800_000 },
     () =>
-      killedAtEveryGateRequest(
+      killedAtGatePoints(
         clients,
         'analysis-ok',
         {
@@ -56,7 +68,7 @@ describe('metric analysis in the bake window, killed after every API request', (
           deployment: { image: POD_IMAGES.readyAlternative, available: 2, updated: 2, replicas: 2 },
           config: { release: 'v2' },
         },
-        'Verifying',
+        POINTS,
       ),
   );
 
@@ -64,7 +76,7 @@ describe('metric analysis in the bake window, killed after every API request', (
     'a check that fails: RolledBack at the first failed measurement, the old version running',
     { timeout: 1_800_000 },
     () =>
-      killedAtEveryGateRequest(
+      killedAtGatePoints(
         clients,
         'analysis-bad',
         {
@@ -76,7 +88,7 @@ describe('metric analysis in the bake window, killed after every API request', (
           deployment: { image: POD_IMAGES.ready, available: 2, updated: 2, replicas: 2 },
           config: { release: 'v1' },
         },
-        'Verifying',
+        POINTS,
       ),
   );
 });

@@ -1,18 +1,19 @@
 /**
- * The bake window (health.stableFor) lives in the status alone: a controller killed anywhere in
- * it, before or after the write that opens it, resumes counting from status.health.stableSince.
- * Kills start after the write that enters Verifying: the requests before it (commits, the gate's
- * first look) are the same as an unbaked rollout's, killed at every step by health-gate.test.ts.
- * A file of its own, so that the two long crash files run side by side.
+ * The bake window (health.stableFor) lives in the status alone: a controller killed inside it,
+ * after the write that opened it, resumes counting from status.health.stableSince; killed on
+ * entering the check or at the verdict, it ends as the uninterrupted run. Every request of both
+ * sagas, each window's opening and ticks included, is killed in memory
+ * (test/unit/crash/health-gate.test.ts). A file of its own, so that the long crash files run
+ * side by side.
  */
 import { describe, it } from 'vitest';
 import { useClients } from '../support/cluster/kube.ts';
 import { POD_IMAGES } from '../support/cluster/pod-images.ts';
-import { killedAtEveryGateRequest, rollout } from '../support/crash/gate-crash.ts';
+import { INSIDE_THE_WINDOW, killedAtGatePoints, rollout } from '../support/crash/gate-crash.ts';
 
 const clients = useClients();
 
-describe('a baked health gate killed after every API request', () => {
+describe('a baked health gate killed inside its window', () => {
   it(
     'with a bake window, a rollout that crash-loops inside it: RolledBack, the old version running',
     { timeout: 1_800_000 },
@@ -42,7 +43,7 @@ function killedWhileBaking(
   running: string,
   release: string,
 ) {
-  return killedAtEveryGateRequest(
+  return killedAtGatePoints(
     clients,
     label,
     rollout(clients, image, phase, { timeout: '2m', stableFor }),
@@ -50,6 +51,6 @@ function killedWhileBaking(
       deployment: { image: running, available: 2, updated: 2, replicas: 2 },
       config: { release },
     },
-    'Verifying',
+    [INSIDE_THE_WINDOW],
   );
 }

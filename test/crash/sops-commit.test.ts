@@ -1,15 +1,17 @@
 /**
- * A SOPS-encrypted Secret update killed after every API request of its saga (the read of the
- * namespace's age key Secret included): decryption is redone, never remembered, so every restart
- * ends exactly where the uninterrupted run ends, the Secret holding the decrypted value once.
+ * A SOPS-encrypted Secret update killed around the reads of the namespace's age key Secret, the
+ * writes that use them, and at its stage boundaries: decryption is redone, never remembered, so
+ * every restart ends exactly where the uninterrupted run ends, the Secret holding the decrypted
+ * value once. Every other request is killed in memory (test/unit/crash/changes.test.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, Objects } from '../../src/kube/resources.ts';
 import { useClients } from '../support/cluster/kube.ts';
 import { serviceAccount, testNamespace, transaction } from '../support/cluster/saga.ts';
 import type { Scenario } from '../support/crash/crash.ts';
-import { expectEndsAsBaseline, killedAfterEveryRequest } from '../support/crash/crash.ts';
+import { expectAllCrashed, expectEndsAsBaseline, killedAtPoints } from '../support/crash/crash.ts';
 import { appliedBy } from '../support/crash/crash-scenarios.ts';
+import { killPoints, type PointSpec } from '../support/crash/request-log.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../support/servers/sops.ts';
 
 const clients = useClients();
@@ -68,24 +70,31 @@ function sopsScenario(admin: Objects): Scenario {
   };
 }
 
-describe('a SOPS-encrypted Secret update killed after every API request', () => {
-  it('ends exactly as an uninterrupted run does, whichever request it dies after', {
-    timeout: 1_200_000,
-  }, async () => {
-    const { baseline, outcomes } = await killedAfterEveryRequest(
+const POINTS: PointSpec[] = [
+  { name: 'key read for the dry run', phase: 'Preparing', method: 'GET', path: '/secrets/janus-sops-age' },
+  { name: 'dry run', phase: 'Preparing', method: 'PUT', path: '/secrets/creds' },
+  { name: 'store written', phase: 'Preparing', method: 'POST', path: '/secrets', asServiceAccount: false },
+  { name: 'key read for the commit', phase: 'Committing', method: 'GET', path: '/secrets/janus-sops-age' },
+  { name: 'Update committed', phase: 'Committing', method: 'PUT', path: '/secrets/creds' },
+];
+
+describe('a SOPS-encrypted Secret update killed at each of its steps', () => {
+  it('ends exactly as an uninterrupted run does, wherever it dies', { timeout: 1_200_000 }, async () => {
+    const { baseline, outcomes } = await killedAtPoints(
       clients.admin,
       clients.kubeconfigs.controller,
       sopsScenario(clients.admin),
       freshNamespace,
+      'sops-commit',
       (baseline) => {
         expect(baseline.phase).toBe('Committed');
         expect(baseline.targets).toMatchObject({ password: 'rotated' });
         // The key is read as part of the saga: once for the dry run, once for the commit.
         expect(baseline.log.match(/"path":"[^"]*\/secrets\/janus-sops-age"/g)).toHaveLength(2);
-        return 1;
+        return killPoints(baseline.log, POINTS);
       },
     );
-    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    expectAllCrashed(outcomes);
     expectEndsAsBaseline(outcomes, baseline);
   });
 });

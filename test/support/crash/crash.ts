@@ -1,15 +1,19 @@
 /**
- * Crash-safety harness: runs a saga scenario once uninterrupted, then once per API request k,
- * killing the controller (SIGKILL, from inside, right after its k-th request) and restarting it,
- * and compares every outcome with the uninterrupted one.
+ * Crash-safety harness of the real controller process: runs a saga scenario once uninterrupted,
+ * then once per chosen API request k (request-log.ts), killing the controller (SIGKILL, from
+ * inside, right after its k-th request) and restarting it, and compares every outcome with the
+ * uninterrupted one (end-state.ts). Killing at every request is the in-memory matrix's
+ * (test/unit/crash/): here, the points where the real process, API server and cluster matter.
  */
 
+import { expect } from 'vitest';
 import { LABEL_INSTANCE, type Phase, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { getTxn, leasesOf, txnRef } from '../cluster/saga.ts';
 import { eventually } from '../eventually.ts';
 import { startController } from '../processes/controller-process.ts';
 import { comparableItems, type EndState } from './end-state.ts';
+import type { KillPoint } from './request-log.ts';
 
 export { expectEndsAsBaseline } from './end-state.ts';
 
@@ -117,49 +121,35 @@ export async function run(
 export { txnRef };
 
 /**
- * Runs `scenario` once uninterrupted (the baseline), then once per API request k from
- * `firstRequest(baseline)` (which may also check the baseline) to the baseline's last, killed
- * after its k-th request; each run in a fresh namespace from `freshNamespace`, deleted afterwards.
+ * Runs `scenario` once uninterrupted (the baseline), then once per kill point `choose` picks from
+ * it (it may also check the baseline), the controller killed right after that request and
+ * restarted; each run in a fresh namespace from `freshNamespace`, deleted afterwards. The points
+ * go to stderr as `crash/<label>: …`, for the coverage table (docs/design.md).
  */
-export async function killedAfterEveryRequest(
+export async function killedAtPoints(
   admin: Objects,
   kubeconfig: string,
   scenario: Scenario,
   freshNamespace: (label: string) => Promise<string>,
-  firstRequest: (baseline: Outcome) => number,
-): Promise<{ baseline: Outcome; outcomes: Array<Outcome & { k: number }> }> {
+  label: string,
+  choose: (baseline: Outcome) => KillPoint[],
+): Promise<{ baseline: Outcome; outcomes: Array<Outcome & KillPoint> }> {
   const baseline = await run(admin, kubeconfig, scenario, await freshNamespace('base'));
-  const outcomes: Array<Outcome & { k: number }> = [];
-  for (let k = firstRequest(baseline); k <= baseline.requests; k++) {
-    const namespace = await freshNamespace(String(k));
-    outcomes.push({ ...(await run(admin, kubeconfig, scenario, namespace, k)), k });
+  const points = choose(baseline);
+  const outcomes: Array<Outcome & KillPoint> = [];
+  for (const point of points) {
+    const namespace = await freshNamespace(String(point.k));
+    outcomes.push({ ...(await run(admin, kubeconfig, scenario, namespace, point.k)), ...point });
     await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
   }
+  const crashed = outcomes.filter((o) => o.crashed).length;
+  process.stderr.write(
+    `crash/${label}: killed after ${points.map((p) => `${p.k} (${p.name})`).join(', ')} of ${baseline.requests} requests; ${crashed} of ${points.length} runs crashed\n`,
+  );
   return { baseline, outcomes };
 }
 
-/**
- * The number of the API request after which the status first showed `phase`, from a controller
- * log at debug level: with JANUS_TEST_EXIT_AFTER_REQUESTS set to it, the controller dies right
- * after entering that phase, which lets a test act "between two steps" and then restart it.
- */
-export function requestNumberAt(log: string, phase: Phase): number {
-  let last = 0;
-  for (const line of log.split('\n')) {
-    const request = /"n":(\d+),"method"/.exec(line);
-    if (request) last = Number(request[1]);
-    else if (line.includes('"msg":"status written"') && line.includes(`"phase":"${phase}"`)) return last;
-  }
-  throw new Error(`the log never shows phase ${phase}`);
-}
-
-/** The number of the first API request, after the status showed `phase`, whose path ends with `pathSuffix`. */
-export function requestNumberOf(log: string, phase: Phase, pathSuffix: string): number {
-  let inPhase = false;
-  for (const line of log.split('\n')) {
-    if (line.includes('"msg":"status written"') && line.includes(`"phase":"${phase}"`)) inPhase = true;
-    const request = /"n":(\d+),"method":"[A-Z]+","path":"([^"]+)"/.exec(line);
-    if (inPhase && request?.[2]?.endsWith(pathSuffix)) return Number(request[1]);
-  }
-  throw new Error(`no request to …${pathSuffix} after phase ${phase}`);
+/** Every run was really killed at its point: none of them is past the saga's last request. */
+export function expectAllCrashed(outcomes: ReadonlyArray<Outcome & KillPoint>): void {
+  expect(outcomes.filter((o) => !o.crashed).map((o) => `${o.k} (${o.name})`)).toEqual([]);
 }

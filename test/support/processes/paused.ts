@@ -2,7 +2,7 @@
 import type { Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { getTxn, waitForPhase } from '../cluster/saga.ts';
-import { requestNumberAt, requestNumberOf } from '../crash/crash.ts';
+import { requestNumberAt, requestNumberOf } from '../crash/request-log.ts';
 import { type ControllerProcess, startController } from './controller-process.ts';
 
 /**
