@@ -6,6 +6,7 @@
  */
 import type { ChangeType, Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
+import { applyStrategy } from './apply.ts';
 import type { ChangeContext, ChangeItem } from './change-context.ts';
 import { createStrategy } from './create.ts';
 import { deleteStrategy } from './delete.ts';
@@ -42,6 +43,7 @@ const STRATEGIES: Record<ChangeType, ChangeStrategy> = {
   Update: updateStrategy,
   Patch: patchStrategy,
   Delete: deleteStrategy,
+  Apply: applyStrategy,
 };
 
 export function strategyOf(item: ChangeItem): ChangeStrategy {

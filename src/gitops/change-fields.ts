@@ -3,19 +3,30 @@ import { CHANGE_TYPES, type ChangeTarget, type ChangeType } from '../api/v1alpha
 import type { FieldPath } from '../yaml/yaml-file.ts';
 import { describeType, type FieldReporter, type Fields, isFields } from './fields.ts';
 
+/**
+ * The change types a transaction directory may use. Apply is a source's (docs/sources.md): Janus
+ * makes those changes from a render, under the source's field manager, never from a directory.
+ */
+export const DIRECTORY_CHANGE_TYPES = CHANGE_TYPES.filter((t) => t !== 'Apply');
+
 export function checkChangeType(r: FieldReporter, value: unknown, path: FieldPath): ChangeType | undefined {
+  const allowed = DIRECTORY_CHANGE_TYPES.join(', ');
   if (value === undefined || value === null) {
-    r.report('missing-field', path, `is required: one of ${CHANGE_TYPES.join(', ')}`, 'parent');
+    r.report('missing-field', path, `is required: one of ${allowed}`, 'parent');
     return undefined;
   }
-  const type = CHANGE_TYPES.find((t) => t === value);
+  const type = DIRECTORY_CHANGE_TYPES.find((t) => t === value);
   if (type) return type;
   const caseFix =
-    typeof value === 'string' ? CHANGE_TYPES.find((t) => t.toLowerCase() === value.toLowerCase()) : undefined;
+    typeof value === 'string'
+      ? DIRECTORY_CHANGE_TYPES.find((t) => t.toLowerCase() === value.toLowerCase())
+      : undefined;
+  const apply =
+    value === 'Apply' ? ' (Apply changes are made by sources, from a render: docs/sources.md)' : '';
   r.report(
     'invalid-value',
     path,
-    `must be one of ${CHANGE_TYPES.join(', ')}, found ${describeType(value)}${caseFix ? ` (did you mean ${caseFix}?)` : ''}`,
+    `must be one of ${allowed}, found ${describeType(value)}${caseFix ? ` (did you mean ${caseFix}?)` : ''}${apply}`,
   );
   return undefined;
 }

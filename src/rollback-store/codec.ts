@@ -226,10 +226,17 @@ export function storeObjectName(txnName: string, ordinal: number): string {
   return ordinal === 0 ? `${txnName}-rollback` : `${txnName}-rollback-${ordinal}`;
 }
 
-/** Drops what a snapshot never needs, to keep stores and transfers small. */
-export function compactPrior(obj: KubeObject): KubeObject {
-  const { managedFields: _managedFields, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+/**
+ * Drops what a snapshot never needs, to keep stores and transfers small: every managedFields
+ * entry but those of `keptManager`, the manager whose earlier applies the undo of a source's
+ * Apply change puts back (src/changes/managed-fields.ts).
+ */
+export function compactPrior(obj: KubeObject, keptManager?: string): KubeObject {
+  const { managedFields, ...metadata } = obj.metadata;
+  const kept = keptManager
+    ? (managedFields ?? []).filter((e) => (e as { manager?: unknown }).manager === keptManager)
+    : [];
+  return { ...obj, metadata: kept.length > 0 ? { ...metadata, managedFields: kept } : metadata };
 }
 
 /**

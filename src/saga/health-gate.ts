@@ -26,8 +26,8 @@ export interface GateItem {
 
 /**
  * The changes whose targets the gate waits for. After commit: every target still there (not a
- * Delete). After a rollback: every target the rollback put back (not a Create, which it deleted),
- * conflicts aside. `Auto` keeps the kinds with a health rule; `All` every kind; `None` nothing.
+ * Delete). After a rollback: every target the rollback put back (not a Create, nor any target
+ * prepare found absent, such as a new object of an Apply: the rollback deleted it), conflicts aside. `Auto` keeps the kinds with a health rule; `All` every kind; `None` nothing.
  */
 export function gatedItems<T extends GateItem>(
   txn: Pick<Transaction, 'spec'>,
@@ -42,7 +42,7 @@ export function gatedItems<T extends GateItem>(
     const present =
       check === 'Commit'
         ? s.committed === true && item.change.type !== 'Delete'
-        : s.rolledBack === true && item.change.type !== 'Create';
+        : s.rolledBack === true && item.change.type !== 'Create' && s.resourceVersion !== '';
     if (!present) return false;
     return policy === 'All' || hasHealthRule(item.change.target.apiVersion, item.change.target.kind);
   });

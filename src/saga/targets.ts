@@ -1,4 +1,5 @@
 /** Pure helpers about a change's target: where it lives, how it is named, how we mark our writes. */
+import { createHash } from 'node:crypto';
 import {
   type Change,
   type ChangeTarget,
@@ -87,6 +88,34 @@ export function fieldManager(txn: Pick<Transaction, 'metadata'>): string {
   if (!uid) return `janus:${txn.metadata.name}`.slice(0, MAX_FIELD_MANAGER);
   const room = MAX_FIELD_MANAGER - 'janus:'.length - 1 - uid.length;
   return `janus:${txn.metadata.name.slice(0, room)}@${uid}`;
+}
+
+const SOURCE_MANAGER_PREFIX = 'janus-source:';
+/** Hex digits of the hash that keeps a shortened source manager unique. */
+const SOURCE_MANAGER_HASH = 16;
+
+/**
+ * The field manager of a source's Apply changes: `janus-source:<namespace>/<name>`, the same for
+ * every transaction of that source, so each commit's apply drops the fields the previous commit
+ * applied and this one no longer does (as Flux's kustomize-controller does). A Source in a long
+ * namespace may take it past the API server's 128 characters: then its name is cut and a hash of
+ * the whole `<namespace>/<name>` appended, so two sources never share a manager.
+ */
+export function sourceFieldManager(namespace: string, name: string): string {
+  const whole = `${SOURCE_MANAGER_PREFIX}${namespace}/${name}`;
+  if (whole.length <= MAX_FIELD_MANAGER) return whole;
+  const hash = createHash('sha256')
+    .update(`${namespace}/${name}`)
+    .digest('hex')
+    .slice(0, SOURCE_MANAGER_HASH);
+  const room = MAX_FIELD_MANAGER - SOURCE_MANAGER_PREFIX.length - namespace.length - 2 - SOURCE_MANAGER_HASH;
+  return `${SOURCE_MANAGER_PREFIX}${namespace}/${name.slice(0, room)}~${hash}`;
+}
+
+/** The source manager of a transaction made from a source's commit (spec.sourceRef), if it is one. */
+export function sourceManagerOf(txn: Pick<Transaction, 'metadata' | 'spec'>): string | undefined {
+  const source = txn.spec.sourceRef;
+  return source ? sourceFieldManager(txn.metadata.namespace ?? '', source.name) : undefined;
 }
 
 /** The field manager of Janus 0.1 (`janus-<name>`), shared by every transaction of that name. */

@@ -14,6 +14,7 @@ import {
   object,
   string,
   timestamp,
+  type Validation,
   withDefault,
 } from '../schema.ts';
 import { analysisRefSchema } from './analysis.ts';
@@ -27,6 +28,12 @@ export const PLURAL = 'transactions';
 export const SINGULAR = 'transaction';
 export const SHORT_NAMES = ['txn'] as const;
 export const CATEGORIES = ['janus'] as const;
+
+/**
+ * A Source's name: a DNS-1123 label short enough that its transactions, `<name>-<7 hex of the
+ * commit>`, are labels too.
+ */
+export const MAX_SOURCE_NAME = 55;
 
 /** Hard limit on changes per transaction; bounds status size and CEL validation cost. */
 export const MAX_CHANGES = 256;
@@ -42,7 +49,7 @@ export const MAX_TIMEOUT = '24h';
 /** spec.timeout when none is given: the CRD's default, and the controller's for an object written before it. */
 export const DEFAULT_TIMEOUT = '30m';
 
-export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete'] as const;
+export const CHANGE_TYPES = ['Create', 'Update', 'Patch', 'Delete', 'Apply'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 /**
  * The largest SOPS-encrypted change (change.sopsContent), in characters: 1 MiB, within etcd's
@@ -140,11 +147,11 @@ const change = object(
     type: string({ description: 'What to do to the target.', enum: CHANGE_TYPES }),
     content: freeForm({
       description:
-        'The manifest to create, the full object to replace the target with, or the fields to server-side apply. Forbidden for Delete.',
+        'The manifest to create, the full object to replace the target with, the fields to server-side apply (Patch), or the whole object to server-side apply (Apply). Forbidden for Delete.',
     }),
     sopsContent: string({
       description:
-        "Instead of content, for Create and Update: the manifest as a SOPS-encrypted document (YAML or JSON, exactly as in Git), decrypted only when the change is dry-run or applied, with the age keys of the Secret janus-sops-age in the Transaction's namespace, read as its ServiceAccount.",
+        "Instead of content, for Create, Update and Apply: the manifest as a SOPS-encrypted document (YAML or JSON, exactly as in Git), decrypted only when the change is dry-run or applied, with the age keys of the Secret janus-sops-age in the Transaction's namespace, read as its ServiceAccount.",
       minLength: 1,
       maxLength: MAX_SOPS_CONTENT_BYTES,
     }),
@@ -159,8 +166,8 @@ const change = object(
         fieldPath: '.content',
       },
       {
-        rule: "!has(self.sopsContent) || ((self.type == 'Create' || self.type == 'Update') && !has(self.content))",
-        message: 'sopsContent is for a Create or Update change, instead of content',
+        rule: "!has(self.sopsContent) || ((self.type == 'Create' || self.type == 'Update' || self.type == 'Apply') && !has(self.content))",
+        message: 'sopsContent is for a Create, Update or Apply change, instead of content',
         fieldPath: '.sopsContent',
       },
     ],
@@ -192,7 +199,8 @@ export const MAX_KEPT_MEASUREMENTS = 10;
 /** A measurement's message in the status: it names the query, the value and the threshold. */
 const MAX_MEASUREMENT_MESSAGE = 512;
 
-const health = object({
+/** spec.health: the health gate. A Source's spec.health is this same schema. */
+export const healthSchema = object({
   targets: withDefault(
     string({
       description:
@@ -240,6 +248,79 @@ const health = object({
   }),
 });
 
+/** spec.lockTimeout, of a Transaction and of a Source. */
+export const lockTimeoutSchema = withDefault(
+  string({
+    description:
+      'Duration of each lock Lease; a lock held by a dead controller frees after it. From 1s to 1h.',
+    pattern: DURATION_PATTERN,
+    maxLength: 32,
+    validations: [
+      { rule: "duration(self) >= duration('1s')", message: 'lockTimeout must be at least 1s' },
+      {
+        rule: `duration(self) <= duration('${MAX_LOCK_TIMEOUT}')`,
+        message: `lockTimeout must be at most ${MAX_LOCK_TIMEOUT}`,
+      },
+    ],
+  }),
+  '5m',
+);
+
+/** spec.timeout, of a Transaction and of a Source. */
+export const timeoutSchema = withDefault(
+  string({
+    description: 'Deadline for the whole transaction, from its start. From 1s to 24h.',
+    pattern: DURATION_PATTERN,
+    maxLength: 32,
+    validations: [
+      { rule: "duration(self) >= duration('1s')", message: 'timeout must be at least 1s' },
+      {
+        rule: `duration(self) <= duration('${MAX_TIMEOUT}')`,
+        message: `timeout must be at most ${MAX_TIMEOUT}`,
+      },
+    ],
+  }),
+  DEFAULT_TIMEOUT,
+);
+
+/** CEL rules of a spec with a timeout and a health gate: the bake window must fit. */
+export const HEALTH_WINDOW_RULES: Validation[] = [
+  {
+    rule: '!has(self.health) || !has(self.health.stableFor) || !has(self.timeout) || duration(self.health.stableFor) < duration(self.timeout)',
+    message: 'health.stableFor must be less than timeout: the bake window must fit in the transaction',
+    fieldPath: '.health.stableFor',
+  },
+  {
+    rule: "!has(self.health) || !has(self.health.analysis) || size(self.health.analysis) == 0 || (has(self.health.stableFor) && duration(self.health.stableFor) > duration('0s'))",
+    message: 'health.analysis needs health.stableFor > 0s: the checks are measured during the bake window',
+    fieldPath: '.health.analysis',
+  },
+];
+
+/**
+ * The Source (src/api/v1alpha1/source.ts) whose commit a Transaction applies: its Apply changes
+ * write under the source's field manager (saga/targets.ts sourceFieldManager), shared by every
+ * transaction of that source, so a field removed from Git is removed from the cluster. Set only
+ * by the Janus controller: the admission policy janus-transaction-provenance refuses a create
+ * that carries it from anyone else, since another source's manager would let its author take or
+ * drop that source's fields.
+ */
+const sourceRef = object(
+  {
+    name: string({
+      description: "The Source's name, in the Transaction's namespace.",
+      minLength: 1,
+      maxLength: MAX_SOURCE_NAME,
+      pattern: DNS_LABEL,
+    }),
+  },
+  {
+    required: ['name'],
+    description:
+      "The Source this transaction applies a commit of (set by Janus only): its Apply changes write under the source's field manager, janus-source:<namespace>/<name>.",
+  },
+);
+
 export const transactionSpecSchema = object(
   {
     serviceAccountName: string({
@@ -249,38 +330,10 @@ export const transactionSpecSchema = object(
       maxLength: 253,
       pattern: DNS_SUBDOMAIN,
     }),
-    lockTimeout: withDefault(
-      string({
-        description:
-          'Duration of each lock Lease; a lock held by a dead controller frees after it. From 1s to 1h.',
-        pattern: DURATION_PATTERN,
-        maxLength: 32,
-        validations: [
-          { rule: "duration(self) >= duration('1s')", message: 'lockTimeout must be at least 1s' },
-          {
-            rule: `duration(self) <= duration('${MAX_LOCK_TIMEOUT}')`,
-            message: `lockTimeout must be at most ${MAX_LOCK_TIMEOUT}`,
-          },
-        ],
-      }),
-      '5m',
-    ),
-    timeout: withDefault(
-      string({
-        description: 'Deadline for the whole transaction, from its start. From 1s to 24h.',
-        pattern: DURATION_PATTERN,
-        maxLength: 32,
-        validations: [
-          { rule: "duration(self) >= duration('1s')", message: 'timeout must be at least 1s' },
-          {
-            rule: `duration(self) <= duration('${MAX_TIMEOUT}')`,
-            message: `timeout must be at most ${MAX_TIMEOUT}`,
-          },
-        ],
-      }),
-      DEFAULT_TIMEOUT,
-    ),
-    health: health,
+    lockTimeout: lockTimeoutSchema,
+    timeout: timeoutSchema,
+    health: healthSchema,
+    sourceRef,
     changes: array(change, {
       description: 'The changes, applied in list order and rolled back in reverse order.',
       minItems: 1,
@@ -298,20 +351,7 @@ export const transactionSpecSchema = object(
   },
   {
     required: ['serviceAccountName', 'changes'],
-    validations: [
-      { rule: 'self == oldSelf', message: 'spec is immutable' },
-      {
-        rule: '!has(self.health) || !has(self.health.stableFor) || !has(self.timeout) || duration(self.health.stableFor) < duration(self.timeout)',
-        message: 'health.stableFor must be less than timeout: the bake window must fit in the transaction',
-        fieldPath: '.health.stableFor',
-      },
-      {
-        rule: "!has(self.health) || !has(self.health.analysis) || size(self.health.analysis) == 0 || (has(self.health.stableFor) && duration(self.health.stableFor) > duration('0s'))",
-        message:
-          'health.analysis needs health.stableFor > 0s: the checks are measured during the bake window',
-        fieldPath: '.health.analysis',
-      },
-    ],
+    validations: [{ rule: 'self == oldSelf', message: 'spec is immutable' }, ...HEALTH_WINDOW_RULES],
   },
 );
 
@@ -410,7 +450,8 @@ const itemStatus = object({
   error: string({ maxLength: MAX_ITEM_ERROR }),
 });
 
-const condition = object(
+/** A status condition, as metav1.Condition. The Source's status uses it too. */
+export const conditionSchema = object(
   {
     type: string({ minLength: 1, maxLength: 316 }),
     status: string({ enum: ['True', 'False', 'Unknown'] }),
@@ -457,7 +498,7 @@ export const transactionStatusSchema = object({
       listType: 'atomic',
     }),
   }),
-  conditions: array(condition, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
+  conditions: array(conditionSchema, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
   source: object({
     repository: string(),
     revision: string({ description: '"<branch>@sha1:<commit>"' }),

@@ -11,7 +11,7 @@ import { isForbidden, type KubeApiError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/resources.ts';
 import { compactPrior, snapshotDigest } from '../../rollback-store/codec.ts';
 import { StoreAwaitingGcError, StoreClashError } from '../../rollback-store/store.ts';
-import { fieldManager } from '../../saga/targets.ts';
+import { fieldManager, sourceManagerOf } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
@@ -63,7 +63,7 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
 
   const snapshots = run.items.map((item) => {
     const prior = priors.get(item.index);
-    return { index: item.index, prior: prior && compactPrior(prior) };
+    return { index: item.index, prior: prior && compactPrior(prior, sourceManagerOf(txn)) };
   });
   let rollbackRef: string;
   try {

@@ -212,6 +212,23 @@ describe('diagnostics in transaction.yaml', () => {
     expect(diagnostics[3]?.message).toBe('is "e" but the target says "d"');
   });
 
+  it("refuses an Apply change and a sourceRef: a source's, never a directory's", async () => {
+    const text = `${header()}  sourceRef: {name: shop}
+  changes:
+  - target: {apiVersion: v1, kind: ConfigMap, name: a}
+    type: Apply
+    content: {data: {}}
+`;
+    const diagnostics = await diagnose({ 'transaction.yaml': text });
+    expect(diagnostics.map((d) => [d.code, d.field])).toEqual([
+      ['unknown-field', 'spec.sourceRef'],
+      ['invalid-value', 'spec.changes[0].type'],
+    ]);
+    expect(diagnostics[1]?.message).toBe(
+      'must be one of Create, Update, Patch, Delete, found the string "Apply" (Apply changes are made by sources, from a render: docs/sources.md)',
+    );
+  });
+
   it('reports a transaction with no changes at all', async () => {
     const diagnostics = await diagnose({ 'transaction.yaml': header() });
     expect(diagnostics).toEqual([at('transaction.yaml', { code: 'no-changes' })]);

@@ -364,4 +364,12 @@ describe('compactPrior', () => {
     expect(compact).toEqual({ ...prior, metadata: rest });
     expect(prior.metadata.managedFields).toHaveLength(1);
   });
+
+  it("keeps the entries of the manager a source's Apply undo needs, and only those", () => {
+    const prior = configMap('app-config', { mode: 'blue' });
+    const source = { manager: 'janus-source:shop/shop', operation: 'Apply', fieldsV1: { 'f:data': {} } };
+    prior.metadata.managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsV1: {} }, source];
+    expect(compactPrior(prior, 'janus-source:shop/shop').metadata.managedFields).toEqual([source]);
+    expect(compactPrior(prior, 'janus-source:shop/other').metadata).not.toHaveProperty('managedFields');
+  });
 });

@@ -55,6 +55,20 @@ describe('gatedItems: which targets the gate waits for', () => {
     expect(indexes(gatedItems(withHealth(undefined), ITEMS, allRolledBack, 'Rollback'))).toEqual([1, 3]);
   });
 
+  it("after a rollback: an Apply's target if it existed before, not if the rollback deleted it", () => {
+    const applies = [
+      change(0, 'Apply', 'apps/v1', 'Deployment'),
+      change(1, 'Apply', 'apps/v1', 'Deployment'),
+    ];
+    const statuses = [
+      { ...item.rolledBack(), resourceVersion: '41' },
+      { ...item.rolledBack(), resourceVersion: '' },
+    ];
+    expect(indexes(gatedItems(withHealth(undefined), applies, statuses, 'Rollback'))).toEqual([0]);
+    const committed = statuses.map((s) => ({ ...s, rolledBack: false }));
+    expect(indexes(gatedItems(withHealth(undefined), applies, committed, 'Commit'))).toEqual([0, 1]);
+  });
+
   it('leaves out changes not committed, and conflicts a rollback left standing', () => {
     const statuses = [
       item.committed(),

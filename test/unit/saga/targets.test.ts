@@ -13,6 +13,8 @@ import {
   type ResolvedTarget,
   resolveTarget,
   serviceAccountUser,
+  sourceFieldManager,
+  sourceManagerOf,
   statusTarget,
   targetKey,
 } from '../../../src/saga/targets.ts';
@@ -191,6 +193,27 @@ describe('identities', () => {
       committedFieldManager({ metadata: txn.metadata, status: { fieldManager: 'janus:deploy-v2@u' } }),
     ).toBe('janus:deploy-v2@u');
     expect(committedFieldManager({ metadata: txn.metadata, status: {} })).toBe('janus-deploy-v2');
+  });
+
+  it("gives a source's transactions one field manager, the source's: janus-source:<namespace>/<name>", () => {
+    expect(sourceFieldManager('shop', 'web')).toBe('janus-source:shop/web');
+    const fromSource = { metadata: txn.metadata, spec: { ...txn.spec, sourceRef: { name: 'web' } } };
+    expect(sourceManagerOf(fromSource)).toBe('janus-source:shop/web');
+    expect(sourceManagerOf(txn)).toBeUndefined();
+  });
+
+  it("keeps a source's manager within 128 characters and unique when its names are at their longest", () => {
+    const namespace = 'n'.repeat(63);
+    const a = sourceFieldManager(namespace, `${'s'.repeat(54)}a`);
+    const b = sourceFieldManager(namespace, `${'s'.repeat(54)}b`);
+    expect(a).toHaveLength(128);
+    expect(b).toHaveLength(128);
+    expect(a).not.toBe(b);
+    expect(a.startsWith(`janus-source:${namespace}/sss`)).toBe(true);
+    // Short enough: never hashed, so a manager is readable in kubectl's managedFields.
+    expect(sourceFieldManager('n'.repeat(58), 's'.repeat(55))).toBe(
+      `janus-source:${'n'.repeat(58)}/${'s'.repeat(55)}`,
+    );
   });
 
   it('uses the lower-case change type as verb', () => {
