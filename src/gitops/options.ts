@@ -1,5 +1,4 @@
 /** What a repository is allowed to do, and the limits that keep one directory from hurting the rest. */
-import { MAX_CHANGES } from '../api/v1alpha1/index.ts';
 import type { RepositoryPolicy } from './policy.ts';
 
 export interface ParseLimits {
@@ -12,11 +11,17 @@ export interface ParseLimits {
   maxChanges: number;
 }
 
+/**
+ * Changes in one transaction directory: written by hand, so far fewer than a source's render may
+ * need (the CRD allows MAX_CHANGES); the directory's tree bound follows from it (docs/git.md).
+ */
+export const MAX_DIRECTORY_CHANGES = 256;
+
 export const DEFAULT_LIMITS: ParseLimits = {
   maxFileBytes: 1024 * 1024,
   maxTotalBytes: 1024 * 1024 + 256 * 1024,
-  maxEntries: MAX_CHANGES + 16,
-  maxChanges: MAX_CHANGES,
+  maxEntries: MAX_DIRECTORY_CHANGES + 16,
+  maxChanges: MAX_DIRECTORY_CHANGES,
 };
 
 export interface ParseOptions {

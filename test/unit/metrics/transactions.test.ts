@@ -111,11 +111,12 @@ describe('item and lock operations', () => {
 });
 
 describe('item count', () => {
-  it('uses the buckets 1, 2, 5, 10, 20, 50, 100, 256', async () => {
+  it('uses the buckets 1, 2, 5, 10, 20, 50, 100, 256, 512', async () => {
     const metrics = new Metrics();
 
     metrics.itemCount(3);
     metrics.itemCount(256);
+    metrics.itemCount(512);
 
     const series = histogramOf(await scrape(metrics), 'janus_transaction_item_count');
     expect(series.buckets.map(([le]) => le)).toEqual([
@@ -127,11 +128,13 @@ describe('item count', () => {
       50,
       100,
       256,
+      512,
       Number.POSITIVE_INFINITY,
     ]);
     expect(bucketCount(series, 2)).toBe(0);
     expect(bucketCount(series, 5)).toBe(1);
     expect(bucketCount(series, 100)).toBe(1);
     expect(bucketCount(series, 256)).toBe(2);
+    expect(bucketCount(series, 512)).toBe(3);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_CHANGES } from '../../../src/api/v1alpha1/index.ts';
 import {
   decodeIndex,
   encodeStore,
@@ -18,12 +19,12 @@ const indexOf = (index: unknown) => ({ [INDEX_KEY]: JSON.stringify(index) });
 
 describe("a rollback store's index is refused before anything it names is read", () => {
   it('accepts what encodeStore writes, for the largest transaction', () => {
-    const snapshots = Array.from({ length: 256 }, (_, i) => ({
+    const snapshots = Array.from({ length: MAX_CHANGES }, (_, i) => ({
       index: i,
       prior: cm(`c${i}`, 'x'.repeat(i)),
     }));
     const store = encodeStore(snapshots, 'shop');
-    expect(Object.keys(decodeIndex(store.configMaps[0]).items)).toHaveLength(256);
+    expect(Object.keys(decodeIndex(store.configMaps[0]).items)).toHaveLength(MAX_CHANGES);
     // A snapshot split in parts: 3 MiB of escaped quotes in one ConfigMap value.
     const big = encodeStore([{ index: 0, prior: cm('big', '"'.repeat(1536 * 1024)) }], 'shop');
     const parts = decodeIndex(big.configMaps[0]).items['0']?.parts ?? [];
@@ -54,15 +55,20 @@ describe("a rollback store's index is refused before anything it names is read",
     ],
     [
       { version: 1, configMaps: MAX_STORE_OBJECTS + 1, secrets: 0, items: {} },
-      'configMaps must be a count of at most 4096 objects',
+      `configMaps must be a count of at most ${MAX_STORE_OBJECTS} objects`,
     ],
     [
       { version: 1, configMaps: 1, secrets: 0, items: { '0': { kind: 'Secret', parts: [0] } } },
       "snapshot 0 names a Secret beyond the store's 0",
     ],
     [
-      { version: 1, configMaps: 1, secrets: 0, items: { '256': { kind: 'ConfigMap', parts: [0] } } },
-      'snapshot "256" is not a change index',
+      {
+        version: 1,
+        configMaps: 1,
+        secrets: 0,
+        items: { [String(MAX_CHANGES)]: { kind: 'ConfigMap', parts: [0] } },
+      },
+      `snapshot "${MAX_CHANGES}" is not a change index`,
     ],
     [
       {
@@ -70,10 +76,10 @@ describe("a rollback store's index is refused before anything it names is read",
         configMaps: 1,
         secrets: 0,
         items: Object.fromEntries(
-          Array.from({ length: 257 }, (_, i) => [String(i), { kind: 'ConfigMap', parts: [0] }]),
+          Array.from({ length: MAX_CHANGES + 1 }, (_, i) => [String(i), { kind: 'ConfigMap', parts: [0] }]),
         ),
       },
-      'it must name at most 256 snapshots, one per change',
+      `it must name at most ${MAX_CHANGES} snapshots, one per change`,
     ],
     [{ version: 2 }, 'it is not a version 1 index'],
   ])('refuses %j', (index, problem) => {
