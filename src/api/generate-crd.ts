@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { analysisTemplateCrd } from './v1alpha1/analysis-crd.ts';
 import { transactionCrd } from './v1alpha1/crd.ts';
+import { sourceCrd } from './v1alpha1/source-crd.ts';
 
 export const CRD_MANIFEST_PATH = fileURLToPath(
   new URL('../../manifests/crd/transactions.tx.janus.io.yaml', import.meta.url),
@@ -24,6 +25,14 @@ export const CHART_ANALYSIS_TEMPLATE_CRD_PATH = fileURLToPath(
   new URL('../../manifests/helm/janus/crds/analysistemplates.tx.janus.io.yaml', import.meta.url),
 );
 
+export const SOURCE_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/crd/sources.tx.janus.io.yaml', import.meta.url),
+);
+
+export const CHART_SOURCE_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/helm/janus/crds/sources.tx.janus.io.yaml', import.meta.url),
+);
+
 const HEADER = '# Generated from src/api/v1alpha1 by `npm run generate`. Do not edit.\n';
 
 export function renderCrdManifest(): string {
@@ -34,9 +43,14 @@ export function renderAnalysisTemplateCrdManifest(): string {
   return `${HEADER}${stringify(analysisTemplateCrd(), { lineWidth: 0 })}`;
 }
 
+export function renderSourceCrdManifest(): string {
+  return `${HEADER}${stringify(sourceCrd(), { lineWidth: 0 })}`;
+}
+
 if (import.meta.main) {
   for (const path of [CRD_MANIFEST_PATH, CHART_CRD_PATH]) writeFileSync(path, renderCrdManifest());
   for (const path of [ANALYSIS_TEMPLATE_CRD_PATH, CHART_ANALYSIS_TEMPLATE_CRD_PATH]) {
     writeFileSync(path, renderAnalysisTemplateCrdManifest());
   }
+  for (const path of [SOURCE_CRD_PATH, CHART_SOURCE_CRD_PATH]) writeFileSync(path, renderSourceCrdManifest());
 }

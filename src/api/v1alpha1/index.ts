@@ -1,4 +1,7 @@
 export * from './analysis.ts';
 export * from './analysis-crd.ts';
 export * from './crd.ts';
+export * from './prune.ts';
+export * from './source.ts';
+export * from './source-crd.ts';
 export * from './transaction.ts';

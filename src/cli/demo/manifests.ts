@@ -50,6 +50,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
     join(REPO_ROOT, 'manifests/namespace.yaml'),
     join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'),
     join(REPO_ROOT, 'manifests/crd/analysistemplates.tx.janus.io.yaml'),
+    join(REPO_ROOT, 'manifests/crd/sources.tx.janus.io.yaml'),
     ...[
       'service-account',
       'cluster-role',
@@ -57,9 +58,11 @@ export function controllerManifests(): Promise<KubeObject[]> {
       'role',
       'role-binding',
       'tenant-cluster-role',
+      'source-viewer-cluster-role',
     ].map((file) => join(REPO_ROOT, `manifests/rbac/${file}.yaml`)),
     join(REPO_ROOT, 'manifests/policy/transaction-service-account.yaml'),
     join(REPO_ROOT, 'manifests/policy/transaction-instance.yaml'),
     join(REPO_ROOT, 'manifests/policy/transaction-provenance.yaml'),
+    join(REPO_ROOT, 'manifests/policy/source-provenance.yaml'),
   );
 }

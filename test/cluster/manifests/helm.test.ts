@@ -265,7 +265,11 @@ describe('the Helm chart manifests/helm/janus', () => {
     const container = podTemplate(rendered.get('Deployment janus-system/janus')).spec.containers[0];
     expect((container as { image?: string }).image).toBe(`ghcr.io/janus-gitops/janus:${pkg.version}`);
     // crds/ is a copy of the generated CRD (npm run generate writes manifests/crd/ only).
-    for (const crd of ['transactions.tx.janus.io.yaml', 'analysistemplates.tx.janus.io.yaml']) {
+    for (const crd of [
+      'transactions.tx.janus.io.yaml',
+      'analysistemplates.tx.janus.io.yaml',
+      'sources.tx.janus.io.yaml',
+    ]) {
       expect(await readFile(join(REPO_ROOT, CHART, 'crds', crd), 'utf8')).toBe(
         await readFile(join(REPO_ROOT, 'manifests/crd', crd), 'utf8'),
       );
@@ -291,6 +295,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     const shared = blue.map(id).filter((i) => byId(green).has(i));
     expect(shared).toEqual([
       'CustomResourceDefinition /analysistemplates.tx.janus.io',
+      'CustomResourceDefinition /sources.tx.janus.io',
       'CustomResourceDefinition /transactions.tx.janus.io',
     ]);
     // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).

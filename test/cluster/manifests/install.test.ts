@@ -65,10 +65,12 @@ describe('kubectl apply -k manifests/', () => {
       [
         'ClusterRole', // janus-controller
         'ClusterRole', // janus-tenant, bound per namespace by those who opt in
+        'ClusterRole', // janus-source-viewer, aggregated into view, edit and admin
         'ClusterRoleBinding',
         'ConfigMap',
         'CustomResourceDefinition', // transactions.tx.janus.io
         'CustomResourceDefinition', // analysistemplates.tx.janus.io
+        'CustomResourceDefinition', // sources.tx.janus.io
         'Deployment',
         'Namespace',
         'PodDisruptionBudget',
@@ -80,6 +82,8 @@ describe('kubectl apply -k manifests/', () => {
         'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicy', // janus-transaction-instance
         'ValidatingAdmissionPolicy', // janus-transaction-provenance
+        'ValidatingAdmissionPolicy', // janus-source-provenance
+        'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
       ].sort(),

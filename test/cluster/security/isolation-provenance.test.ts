@@ -1,10 +1,13 @@
 /**
- * Provenance (where a Transaction came from in Git, and its place in Git order) is written only
- * by the controller: the admission policy in manifests/policy refuses anyone else who sets or
- * changes a tx.janus.io/source-* annotation. Tried as a tenant who may create Transactions in a
- * namespace and act as its ServiceAccount there, against the shipped manifests and `janus run`.
+ * Provenance (where a Transaction came from in Git, its place in Git order, the Source whose
+ * commit it applies) and Sources themselves are written only by the controller: the admission
+ * policies in manifests/policy refuse anyone else who sets or changes a tx.janus.io/source-*
+ * annotation or spec.sourceRef, or creates or changes a Source or its status. Tried as a tenant
+ * who may create Transactions in a namespace and act as its ServiceAccount there (and, for
+ * Sources, was even given every RBAC right on them), against the shipped manifests and `janus run`.
  */
 import { describe, expect, it } from 'vitest';
+import type { Source } from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import { KubeApiError } from '../../../src/kube/errors.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
@@ -176,5 +179,111 @@ describe('provenance is written only by the controller', () => {
     await waitForPhase(clients.admin, ns.name, 'from-git', 'RolledBack');
     const after = await getTxn(clients.admin, ns.name, 'from-git');
     expect(after.metadata.annotations?.['tx.janus.io/source-sequence']).toBe(sequence);
+  });
+});
+
+const source = (namespace: string, name: string): Source => ({
+  apiVersion: 'tx.janus.io/v1alpha1',
+  kind: 'Source',
+  metadata: { name, namespace },
+  spec: { path: 'deploy/shop', kustomize: {}, serviceAccountName: 'deployer', prune: true },
+});
+
+const sourceRef = (namespace: string, name: string) => ({
+  apiVersion: 'tx.janus.io/v1alpha1',
+  kind: 'Source',
+  name,
+  namespace,
+});
+
+describe("a source's provenance is written only by the controller", () => {
+  it("refuses a tenant's Transaction that names a source: its manager would take that source's fields", async () => {
+    await tenant(ns.name);
+    const apply = [{ target: cmTarget('web'), type: 'Apply' as const, content: { data: { v: 'mine' } } }];
+    const stealing = transaction(ns.name, 'steal', apply);
+    stealing.spec.sourceRef = { name: 'shop' };
+    const refused = await attempt(clients.alice.create(stealing));
+    expect(refused).toBeInstanceOf(KubeApiError);
+    expect((refused as KubeApiError).status).toBe(403);
+    expect((refused as KubeApiError).serverMessage).toContain(
+      `${clients.users.alice} may not set spec.sourceRef on Transaction ${ns.name}/steal`,
+    );
+    // Without it, an Apply of her own (under the transaction's own manager) is hers to make.
+    expect(await attempt(clients.alice.create(transaction(ns.name, 'own', apply)))).toBe('allowed');
+  });
+
+  it('refuses a tenant with every RBAC right on Sources who creates one or changes one or its status', async () => {
+    await tenant(ns.name);
+    await grantRole(
+      clients.admin,
+      ns.name,
+      'source-writer',
+      [{ apiGroups: ['tx.janus.io'], resources: ['sources', 'sources/status'], verbs: ['*'] }],
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: clients.users.alice },
+    );
+    const created = await attempt(clients.alice.create(source(ns.name, 'forged')));
+    expect(created).toBeInstanceOf(KubeApiError);
+    expect((created as KubeApiError).serverMessage).toContain(
+      `${clients.users.alice} may not create Source ${ns.name}/forged: Sources are written only by the Janus controller`,
+    );
+
+    // The controller, bound only by the shipped RBAC, creates one and writes its status.
+    await clients.controller.create(source(ns.name, 'shop'));
+    const inventory = [
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns.name, name: 'web', digest: 'a'.repeat(64) },
+    ];
+    await clients.controller.patch(sourceRef(ns.name, 'shop'), { status: { inventory } }, PatchType.merge, {
+      subresource: 'status',
+    });
+
+    // She may read it, and change neither it nor what it may prune.
+    const read = await clients.alice.get<Source>(sourceRef(ns.name, 'shop'));
+    expect(read.status?.inventory).toEqual(inventory);
+    for (const [what, request] of [
+      [
+        'spec',
+        () =>
+          clients.alice.patch(
+            sourceRef(ns.name, 'shop'),
+            { spec: { serviceAccountName: 'admin' } },
+            PatchType.merge,
+          ),
+      ],
+      [
+        'status',
+        () =>
+          clients.alice.patch(
+            sourceRef(ns.name, 'shop'),
+            { status: { inventory: [{ ...inventory[0], name: 'someone-elses' }] } },
+            PatchType.merge,
+            { subresource: 'status' },
+          ),
+      ],
+    ] as const) {
+      const changed = await attempt(request());
+      expect(changed, what).toBeInstanceOf(KubeApiError);
+      expect((changed as KubeApiError).serverMessage, what).toContain(
+        `${clients.users.alice} may not change Source ${ns.name}/shop`,
+      );
+    }
+    expect((await clients.admin.get<Source>(sourceRef(ns.name, 'shop'))).status?.inventory).toEqual(
+      inventory,
+    );
+  });
+
+  it('lets whoever may view a namespace read its Sources, and nothing more', async () => {
+    await clients.admin.create(source(ns.name, 'shop'));
+    await clients.admin.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice-view', namespace: ns.name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: clients.users.alice }],
+    });
+    // The aggregation controller folds janus-source-viewer into view shortly after it exists.
+    const read = await eventually(() => clients.alice.get<Source>(sourceRef(ns.name, 'shop')));
+    expect(read.spec.path).toBe('deploy/shop');
+    const deleted = await attempt(clients.alice.delete(sourceRef(ns.name, 'shop')));
+    expect((deleted as KubeApiError).status).toBe(403);
   });
 });

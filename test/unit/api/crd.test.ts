@@ -4,11 +4,15 @@ import {
   ANALYSIS_TEMPLATE_CRD_PATH,
   CHART_ANALYSIS_TEMPLATE_CRD_PATH,
   CHART_CRD_PATH,
+  CHART_SOURCE_CRD_PATH,
   CRD_MANIFEST_PATH,
   renderAnalysisTemplateCrdManifest,
   renderCrdManifest,
+  renderSourceCrdManifest,
+  SOURCE_CRD_PATH,
 } from '../../../src/api/generate-crd.ts';
 import { transactionCrd } from '../../../src/api/v1alpha1/crd.ts';
+import { MAX_CHANGES, MAX_SOURCE_OBJECTS, sourceCrd } from '../../../src/api/v1alpha1/index.ts';
 
 describe('the Transaction CRD manifest', () => {
   it('is what the schema generates (run `npm run generate` after changing src/api)', () => {
@@ -37,7 +41,8 @@ describe('the Transaction CRD manifest', () => {
     ]);
     const spec = version?.schema.openAPIV3Schema.properties?.spec;
     expect(spec?.required).toEqual(['serviceAccountName', 'changes']);
-    expect(spec?.properties?.changes).toMatchObject({ minItems: 1, maxItems: 256 });
+    expect(spec?.properties?.changes).toMatchObject({ minItems: 1, maxItems: MAX_CHANGES });
+    expect(MAX_CHANGES).toBe(512);
     expect(spec?.properties?.lockTimeout?.default).toBe('5m');
     expect(spec?.properties?.timeout?.default).toBe('30m');
     expect(spec?.properties?.health?.properties?.stableFor?.default).toBe('0s');
@@ -48,5 +53,41 @@ describe('the AnalysisTemplate CRD manifest', () => {
   it('is what the schema generates, in manifests/ and in the chart', () => {
     expect(readFileSync(ANALYSIS_TEMPLATE_CRD_PATH, 'utf8')).toBe(renderAnalysisTemplateCrdManifest());
     expect(readFileSync(CHART_ANALYSIS_TEMPLATE_CRD_PATH, 'utf8')).toBe(renderAnalysisTemplateCrdManifest());
+  });
+});
+
+describe('the Source CRD manifest', () => {
+  it('is what the schema generates, in manifests/ and in the chart', () => {
+    expect(readFileSync(SOURCE_CRD_PATH, 'utf8')).toBe(renderSourceCrdManifest());
+    expect(readFileSync(CHART_SOURCE_CRD_PATH, 'utf8')).toBe(renderSourceCrdManifest());
+  });
+
+  it('has the names, columns and subresources of the contract', () => {
+    const crd = sourceCrd();
+    expect(crd.spec.names).toMatchObject({
+      kind: 'Source',
+      plural: 'sources',
+      shortNames: ['jsrc'],
+      categories: ['janus'],
+    });
+    const version = crd.spec.versions[0];
+    expect(version?.subresources).toEqual({ status: {} });
+    expect(version?.additionalPrinterColumns.map((c) => c.name)).toEqual([
+      'Applied',
+      'Attempted',
+      'Outcome',
+      'Drift',
+      'Age',
+      'Message',
+    ]);
+    const { spec, status } = version?.schema.openAPIV3Schema.properties ?? {};
+    expect(spec?.required).toEqual(['path', 'serviceAccountName']);
+    // The health gate is the Transaction's, field for field.
+    expect(spec?.properties?.health).toEqual(
+      transactionCrd().spec.versions[0]?.schema.openAPIV3Schema.properties?.spec?.properties?.health,
+    );
+    // Every object of the largest render fits in one transaction on its first apply.
+    expect(status?.properties?.inventory?.maxItems).toBe(MAX_SOURCE_OBJECTS);
+    expect(MAX_SOURCE_OBJECTS).toBeLessThanOrEqual(MAX_CHANGES);
   });
 });
