@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../kube/resources.ts';
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -137,7 +137,8 @@ export function contentFingerprint(obj: KubeObject): string {
     .digest('hex');
 }
 
-function canonicalJson(v: Json): string {
+/** JSON with every object's keys sorted: equal values give equal text, whatever their key order. */
+export function canonicalJson(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isObject(v)) {
     const keys = Object.keys(v).sort();
