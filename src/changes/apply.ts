@@ -10,14 +10,13 @@
  *   released and fields it removed come back;
  * - anyone else's (adopted): replaced whole by the prior object, as an Update's undo.
  */
-import { KubeApiError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/resources.ts';
-import { committedFieldManager, describeTarget, fieldManager, sourceManagerOf } from '../saga/targets.ts';
-import { type ChangeContext, type ChangeItem, refOf } from './change-context.ts';
+import { committedFieldManager, fieldManager, sourceManagerOf } from '../saga/targets.ts';
+import { type ChangeContext, refOf } from './change-context.ts';
 import { desiredToSend } from './desired.ts';
 import { appliedEntry, reappliedConfiguration } from './managed-fields.ts';
 import { committed } from './results.ts';
-import { carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
+import { alreadyExists, carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
 import type { ChangeStrategy } from './strategy.ts';
 
 type ManagedTxn = ChangeContext['txn'];
@@ -50,7 +49,7 @@ export const applyStrategy: ChangeStrategy = {
     if (!resourceVersion) {
       const current = await ctx.objects.find(refOf(item));
       if (current && carriesOurStamp(ctx.txn, item, current)) return committed(current, true);
-      if (current) throw appearedSincePrepare(item);
+      if (current) throw alreadyExists(item, 'did not exist at prepare and exists now');
     }
     const applied = await ctx.objects.apply(await desiredToSend(ctx, item, resourceVersion), {
       fieldManager: applyFieldManager(ctx.txn, true),
@@ -72,12 +71,3 @@ export const applyStrategy: ChangeStrategy = {
   },
   isUndone: holdsPrior,
 };
-
-/** The refusal a create would have met: the operations loop then tells ours from someone else's. */
-function appearedSincePrepare(item: ChangeItem): KubeApiError {
-  const what = describeTarget(item.target);
-  return new KubeApiError('PATCH', what, 409, {
-    reason: 'AlreadyExists',
-    message: `${what} did not exist at prepare and exists now`,
-  });
-}

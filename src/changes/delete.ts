@@ -1,10 +1,16 @@
-/** Delete: a target already gone is fine; the undo re-creates the prior object. */
+/**
+ * Delete: a target already gone is fine; the undo re-creates the prior object. A source's prune
+ * (spec.sourceRef) re-creates by a server-side apply of the source's manager what that manager
+ * had applied, so the source owns the object again as before and a later commit that drops one of
+ * its fields removes it.
+ */
 import { isNotFound } from '../kube/errors.ts';
-import { committedFieldManager } from '../saga/targets.ts';
+import { committedFieldManager, sourceManagerOf } from '../saga/targets.ts';
 import { refOf } from './change-context.ts';
+import { appliedEntry } from './managed-fields.ts';
 import { restoredObject } from './restore.ts';
 import { gone } from './results.ts';
-import { holdsPrior } from './shared-steps.ts';
+import { alreadyExists, holdsPrior } from './shared-steps.ts';
 import type { ChangeStrategy } from './strategy.ts';
 
 export const deleteStrategy: ChangeStrategy = {
@@ -24,9 +30,15 @@ export const deleteStrategy: ChangeStrategy = {
     }
   },
   isApplied: (_txn, _item, current) => current === undefined,
-  async undo(ctx, _item, prior) {
+  async undo(ctx, item, prior) {
     if (!prior) return; // the delete found nothing to delete
-    await ctx.objects.create(restoredObject(prior), { fieldManager: committedFieldManager(ctx.txn) });
+    const source = sourceManagerOf(ctx.txn);
+    if (!source || !appliedEntry(prior, source)) {
+      await ctx.objects.create(restoredObject(prior), { fieldManager: committedFieldManager(ctx.txn) });
+      return;
+    }
+    if (await ctx.objects.find(refOf(item))) throw alreadyExists(item, 'exists again since it was deleted');
+    await ctx.objects.apply(restoredObject(prior), { fieldManager: source, force: true });
   },
   isUndone: holdsPrior,
 };

@@ -1,7 +1,8 @@
 /** Steps several change types share. */
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import { KubeApiError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/resources.ts';
-import { isAppliedBy } from '../saga/targets.ts';
+import { describeTarget, isAppliedBy } from '../saga/targets.ts';
 import { type ChangeContext, type ChangeItem, refOf } from './change-context.ts';
 import { restoredObject } from './restore.ts';
 import { sameContent } from './undo-rules.ts';
@@ -30,3 +31,13 @@ export const holdsPrior = (_txn: Transaction, _item: ChangeItem, prior: KubeObje
 /** A written object is ours when it carries this transaction's applied-by stamp for the change. */
 export const carriesOurStamp = (txn: Transaction, item: ChangeItem, current: KubeObject | undefined) =>
   current !== undefined && isAppliedBy(current.metadata, txn, item.index);
+
+/**
+ * The refusal a create meets when its object exists, for a write that creates by server-side
+ * apply (which has no must-not-exist precondition, so the object is looked for first): the
+ * operations loop then judges it as it judges a create's, ours (a restart) or someone else's.
+ */
+export function alreadyExists(item: ChangeItem, detail: string): KubeApiError {
+  const what = describeTarget(item.target);
+  return new KubeApiError('PATCH', what, 409, { reason: 'AlreadyExists', message: `${what} ${detail}` });
+}

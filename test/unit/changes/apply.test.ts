@@ -207,3 +207,36 @@ describe('an Apply undone', () => {
     expect(api.get(item.target)).toBeUndefined();
   });
 });
+
+describe("a source's prune undone", () => {
+  const prune: ChangeItem = { ...item, change: { type: 'Delete', target: item.change.target } };
+
+  it("re-creates what the source's manager had applied by its apply, so the source owns it again", async () => {
+    const { api, sent, ctx, requests } = world();
+    const prior = configMap({ mode: 'blue' }, [{ manager: SOURCE_MANAGER, operation: 'Apply' }]);
+    expect(await undo(ctx, prune, { committedResourceVersion: '' }, prior)).toEqual({ kind: 'undone' });
+    expect(requests()).toEqual([`GET ${PATH}`, `PATCH ${PATH}`]);
+    expect(sent[1]?.query).toMatchObject({ fieldManager: SOURCE_MANAGER, force: true });
+    expect(api.get(item.target)?.data).toEqual({ mode: 'blue' });
+  });
+
+  it('leaves alone an object of that name someone created since, unless it is the prior one again', async () => {
+    const { api, ctx, requests } = world();
+    const prior = configMap({ mode: 'blue' }, [{ manager: SOURCE_MANAGER, operation: 'Apply' }]);
+    api.put(configMap({ mode: 'theirs' }));
+    expect(await undo(ctx, prune, { committedResourceVersion: '' }, prior)).toMatchObject({
+      kind: 'conflict',
+    });
+    expect(requests().filter((r) => !r.startsWith('GET'))).toEqual([]);
+    api.put(configMap({ mode: 'blue' }));
+    expect(await undo(ctx, prune, { committedResourceVersion: '' }, prior)).toEqual({ kind: 'undone' });
+  });
+
+  it('re-creates by a create what the source had not applied, as any Delete', async () => {
+    const { ctx, requests } = world();
+    expect(await undo(ctx, prune, { committedResourceVersion: '' }, configMap({ mode: 'blue' }))).toEqual({
+      kind: 'undone',
+    });
+    expect(requests()).toEqual(['POST /api/v1/namespaces/shop/configmaps']);
+  });
+});
