@@ -80,3 +80,42 @@ describe('kubectl get txn', () => {
     );
   });
 });
+
+describe('kubectl get sources', () => {
+  it('shows the last applied and attempted commits, the outcome and drift, by name or short name', async () => {
+    const ns = await testNamespace(clients.admin, 'kubectl-get-src');
+    const ref = { apiVersion: 'tx.janus.io/v1alpha1', kind: 'Source', name: 'shop', namespace: ns };
+    // As the Git side does: the controller creates the Source and writes its status.
+    await clients.controller.create({
+      ...ref,
+      metadata: { name: 'shop', namespace: ns },
+      spec: { path: 'deploy/shop', kustomize: {}, serviceAccountName: 'deployer' },
+    });
+    const applied = '3f2a9c1'.padEnd(40, '0');
+    const attempted = '9b8e7d6'.padEnd(40, '0');
+    await clients.controller.patch(
+      ref,
+      {
+        status: {
+          lastApplied: { revision: applied, shortRevision: '3f2a9c1', transaction: 'shop-3f2a9c1' },
+          lastAttempted: {
+            revision: attempted,
+            shortRevision: '9b8e7d6',
+            transaction: 'shop-9b8e7d6',
+            outcome: 'RolledBack',
+          },
+          drift: { count: 2 },
+        },
+      },
+      'application/merge-patch+json',
+      { subresource: 'status' },
+    );
+    const table = kubectl('get', 'sources', '-n', ns);
+    expect(table[0]).toBe('NAME | APPLIED | ATTEMPTED | OUTCOME | DRIFT | AGE');
+    expect(table[1]).toMatch(/^shop \| 3f2a9c1 \| 9b8e7d6 \| RolledBack \| 2 \| \d+s$/);
+    // The short name lists the same (AGE aside: a second may pass between the two).
+    const withoutAge = (rows: string[]) => rows.map((row) => row.replace(/ \| [^|]+$/, ''));
+    expect(withoutAge(kubectl('get', 'jsrc', '-n', ns))).toEqual(withoutAge(table));
+    expect(kubectl('get', 'janus', '-n', ns)[1]).toMatch(/^source\.tx\.janus\.io\/shop \| 3f2a9c1 /);
+  });
+});
