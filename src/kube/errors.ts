@@ -145,8 +145,20 @@ export function isServerAbsent(e: unknown): boolean {
 
 /** Errors worth retrying unchanged: throttling, server trouble, and the network. */
 export function isTransient(e: unknown): boolean {
-  if (e instanceof KubeApiError) return e.status === 429 || e.status >= 500;
+  if (e instanceof KubeApiError) return e.status === 429 || (e.status >= 500 && !isMalformedApply(e));
   return e instanceof Error && !(e instanceof KubeApiError);
+}
+
+/**
+ * A server-side apply whose object does not fit its kind's schema (a number where a string goes,
+ * a field the schema does not declare, two items of a keyed list with one key) is answered 500
+ * by kube-apiserver (v1.36 too; kubernetes/kubernetes#139253, #122480), though it is the
+ * request's fault and the same request fails the same way every time: not a reason to retry.
+ */
+export function isMalformedApply(e: unknown): boolean {
+  return (
+    e instanceof KubeApiError && e.status === 500 && /failed to create typed patch object/.test(e.message)
+  );
 }
 
 /** What the API server refused about a request: the fields it named, and its words. */
@@ -163,7 +175,9 @@ export interface Refusal {
 export function refusalOf(e: unknown): Refusal | undefined {
   if (!(e instanceof KubeApiError)) return undefined;
   const refused =
-    [400, 403, 413, 422].includes(e.status) || (e.status === 500 && /too large/i.test(e.message));
+    [400, 403, 413, 422].includes(e.status) ||
+    (e.status === 500 && /too large/i.test(e.message)) ||
+    isMalformedApply(e);
   if (!refused) return undefined;
   const fields = (e.details?.causes ?? []).flatMap((c) => (c.field ? [c.field] : []));
   return { fields: [...new Set(fields)], message: e.serverMessage };
