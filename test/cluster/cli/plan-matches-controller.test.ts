@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { planTransaction } from '../../../src/cli/plan-changes.ts';
 import { parseDirectories } from '../../../src/cli/transaction-dirs.ts';
 import { repositoryPolicy } from '../../../src/gitops/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { useClients } from '../../support/cluster/kube.ts';
-import { configMap, getTxn, grantJanus, serviceAccount } from '../../support/cluster/saga.ts';
+import { configMap, getTxn, grantJanus, serviceAccount, transaction } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
 import { janus } from '../../support/processes/cli.ts';
 import { type ControllerProcess, startController } from '../../support/processes/controller-process.ts';
@@ -157,6 +158,71 @@ describe('janus plan and the controller', () => {
   }
 });
 
+/**
+ * A source's transaction (Apply changes under the source's manager, spec.sourceRef) has no
+ * directory: the Git side will make it from a render and plan it with planTransaction, as here.
+ */
+interface ApplyCase {
+  name: string;
+  content: Record<string, unknown>;
+  setup?: () => Promise<void>;
+  /** What the plan shows, or the refusal both must give. */
+  expected: 'create' | 'update' | string;
+}
+
+const APPLY_CASES: ApplyCase[] = [
+  { name: 'apply-new', content: { data: { a: '1' } }, expected: 'create' },
+  {
+    name: 'apply-existing',
+    content: { data: { a: '2' } },
+    setup: exists('apply-existing'),
+    expected: 'update',
+  },
+  {
+    // ConfigMap data holds strings: the API server refuses the apply, dry run and commit alike.
+    name: 'apply-invalid',
+    content: { data: { a: 3 } },
+    setup: exists('apply-invalid'),
+    expected: 'DryRunFailed',
+  },
+];
+
+describe('janus plan and the controller, on a source’s Apply changes', () => {
+  for (const c of APPLY_CASES) {
+    it(`agree on ${c.name}`, async () => {
+      await c.setup?.();
+      const txn = transaction(
+        ns,
+        c.name,
+        [
+          {
+            target: { apiVersion: 'v1', kind: 'ConfigMap', name: c.name },
+            type: 'Apply',
+            content: c.content,
+          },
+        ],
+        { serviceAccountName: 'deployer' },
+      );
+      txn.spec.sourceRef = { name: 'shop' };
+      const plan = await planTransaction(txn, `sources/shop.yaml`, {
+        objects: clients.admin,
+        asServiceAccount: true,
+        self: undefined,
+      });
+      expect(plan.problems).toEqual([]);
+      const [change] = plan.changes;
+      const planned: Verdict =
+        change?.action === 'error'
+          ? { refused: true, reason: change.reason, message: change.error }
+          : { refused: false };
+      await clients.admin.create(txn as unknown as KubeObject);
+      const applied = verdictOf(await settledTxn(c.name));
+      expect(normalize(planned)).toEqual(normalize(applied));
+      expect(applied.refused ? applied.reason : change?.action).toBe(c.expected);
+    });
+  }
+});
+
 beforeAll(async () => {
   ns = `plan-match-${Math.random().toString(16).slice(2, 8)}`;
   await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -236,13 +302,16 @@ async function controllerVerdict(dir: string, name: string): Promise<Verdict> {
   const [parsed] = await parseDirectories(dir, { policy });
   if (!parsed?.ok) throw new Error(`${dir} does not parse: ${JSON.stringify(parsed)}`);
   await clients.admin.create(parsed.transaction as unknown as KubeObject);
-  const txn = await eventually(async () => {
+  return verdictOf(await settledTxn(name));
+}
+
+function settledTxn(name: string): Promise<Transaction> {
+  return eventually(async () => {
     const t = await getTxn(clients.admin, ns, name);
     const phase = t.status?.phase;
     if (phase !== 'Committed' && phase !== 'Failed') throw new Error(`${name} is ${phase ?? 'new'}`);
     return t;
   });
-  return verdictOf(txn);
 }
 
 function verdictOf(txn: Transaction): Verdict {

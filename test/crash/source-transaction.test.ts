@@ -1,0 +1,140 @@
+/**
+ * A source's transaction killed for real after each of its API requests (SPEC §3's promise for
+ * the Apply change and a source's prune): a commit that creates an object, updates one the
+ * source applied before (dropping one of its fields) and prunes one; and the same with a fourth
+ * change refused at commit, which rolls the three back (the update re-applied by the source's
+ * manager, the pruned object re-created by it). Each run must end as the uninterrupted one does:
+ * the same phase, item status, contents, and fields the source's manager owns.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Change } from '../../src/api/v1alpha1/index.ts';
+import { appliedEntry } from '../../src/changes/managed-fields.ts';
+import type { Objects } from '../../src/kube/resources.ts';
+import { sourceFieldManager } from '../../src/saga/targets.ts';
+import { failAtCommit } from '../support/cluster/admission.ts';
+import { useClients } from '../support/cluster/kube.ts';
+import {
+  ALL_ON_CONFIGMAPS,
+  cmTarget,
+  serviceAccount,
+  testNamespace,
+  transaction,
+} from '../support/cluster/saga.ts';
+import { expectEndsAsBaseline, killedAfterEveryRequest, type Scenario } from '../support/crash/crash.ts';
+
+const clients = useClients();
+const SOURCE = 'shop';
+const TARGETS = ['created', 'updated', 'pruned', 'refused'];
+const LABEL = { 'janus-test/fail-at-commit': 'crash-source' };
+let removePolicy: (() => Promise<void>) | undefined;
+
+afterAll(async () => {
+  await removePolicy?.();
+});
+
+function scenario(admin: Objects, withRefused: boolean): Scenario {
+  return {
+    phase: withRefused ? 'RolledBack' : 'Committed',
+    async setup(namespace) {
+      await serviceAccount(admin, namespace, 'deployer', [ALL_ON_CONFIGMAPS]);
+      // What the source's previous commit applied.
+      const manager = sourceFieldManager(namespace, SOURCE);
+      for (const [name, data] of [
+        ['updated', { kept: 'value', changed: 'before', dropped: 'by this commit' }],
+        ['pruned', { precious: 'data' }],
+      ] as const) {
+        await admin.apply(
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace, labels: { app: 'shop' } },
+            data,
+          },
+          { fieldManager: manager, force: true },
+        );
+      }
+    },
+    transaction(namespace) {
+      const changes: Change[] = [
+        { target: cmTarget('created'), type: 'Apply', content: { data: { fresh: 'yes' } } },
+        {
+          target: cmTarget('updated'),
+          type: 'Apply',
+          content: { metadata: { labels: { app: 'shop' } }, data: { kept: 'value', changed: 'after' } },
+        },
+        { target: cmTarget('pruned'), type: 'Delete' },
+      ];
+      if (withRefused)
+        changes.push({ target: cmTarget('refused'), type: 'Apply', content: { data: { no: 'pe' } } });
+      const txn = transaction(namespace, `${SOURCE}-abcdef1`, changes);
+      txn.spec.sourceRef = { name: SOURCE };
+      return txn;
+    },
+    async observe(namespace) {
+      const out: Record<string, unknown> = {};
+      for (const name of TARGETS) {
+        const cm = await admin.find({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace });
+        out[name] = cm && {
+          data: cm.data ?? {},
+          labels: cm.metadata.labels ?? {},
+          appliedBy: cm.metadata.annotations?.['tx.janus.io/applied-by']
+            ?.replace(/^[^/]+\//, '')
+            .replace(/@.*#/, '#'),
+          ownedBySource: appliedEntry(cm, sourceFieldManager(namespace, SOURCE))?.fieldsV1,
+        };
+      }
+      return out;
+    },
+  };
+}
+
+const freshNamespace = (label: string) =>
+  testNamespace(clients.admin, `crash-source-${label}`, { labels: LABEL });
+
+describe("a source's transaction killed after every API request", () => {
+  // One saga per API request, each with two controller starts: minutes, not seconds.
+  it('that commits: a create, an update and a prune end as uninterrupted', {
+    timeout: 1_200_000,
+  }, async () => {
+    const { baseline, outcomes } = await killedAfterEveryRequest(
+      clients.admin,
+      clients.kubeconfigs.controller,
+      scenario(clients.admin, false),
+      freshNamespace,
+      (baseline) => {
+        expect(baseline.phase).toBe('Committed');
+        expect(baseline.targets).toMatchObject({
+          created: { data: { fresh: 'yes' }, appliedBy: 'shop-abcdef1#0' },
+          updated: { data: { kept: 'value', changed: 'after' }, appliedBy: 'shop-abcdef1#1' },
+          pruned: undefined,
+        });
+        return 1;
+      },
+    );
+    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    expectEndsAsBaseline(outcomes, baseline);
+  });
+
+  it('that rolls back: the three undone end as uninterrupted', { timeout: 1_200_000 }, async () => {
+    const probe = await freshNamespace('probe');
+    removePolicy = await failAtCommit(clients.admin, probe, 'refused', { matchLabels: LABEL });
+    const { baseline, outcomes } = await killedAfterEveryRequest(
+      clients.admin,
+      clients.kubeconfigs.controller,
+      scenario(clients.admin, true),
+      freshNamespace,
+      (baseline) => {
+        expect(baseline.phase).toBe('RolledBack');
+        expect(baseline.targets).toMatchObject({
+          created: undefined,
+          updated: { data: { kept: 'value', changed: 'before', dropped: 'by this commit' } },
+          pruned: { data: { precious: 'data' } },
+          refused: undefined,
+        });
+        return 1;
+      },
+    );
+    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    expectEndsAsBaseline(outcomes, baseline);
+  });
+});
