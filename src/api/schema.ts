@@ -145,7 +145,13 @@ export function object<const F extends Fields, const R extends keyof F & string 
 ): Schema<ObjectOf<F, R>> {
   const properties: Record<string, OpenApiSchema> = {};
   for (const [name, schema] of Object.entries(fields)) properties[name] = schema.openApi;
-  const openApi: OpenApiSchema = { type: 'object', properties };
+  // The API server drops an empty `properties` when it stores a CRD: a manifest that kept it would
+  // differ from what is stored, and `kubectl apply` then takes the CRD's versions from every
+  // server-side applier (helm's crds/ install among them) with a conflict.
+  const openApi: OpenApiSchema = {
+    type: 'object',
+    ...(Object.keys(properties).length > 0 && { properties }),
+  };
   if (opts.required && opts.required.length > 0) openApi.required = [...opts.required];
   const { required: _required, ...common } = opts;
   return node<ObjectOf<F, R>>(openApi, common);
