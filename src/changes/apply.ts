@@ -5,9 +5,10 @@
  * target may exist or not. The undo puts back the state before, by what it was:
  *
  * - absent: the object is deleted, if it is still the one this change left;
- * - applied before by the source's manager: that manager applies again what it had applied, read
- *   from the prior object's managedFields (managed-fields.ts), so fields this commit added are
- *   released and fields it removed come back;
+ * - applied before by the source's manager: that manager applies the prior values of every field
+ *   it owned then (the prior object's managedFields, kept in its snapshot) or owns now (read
+ *   first; managed-fields.ts), so fields this commit added are released, fields it removed come
+ *   back, and one it took from another manager gets its prior value back;
  * - anyone else's (adopted): replaced whole by the prior object, as an Update's undo.
  */
 import type { KubeObject } from '../kube/resources.ts';
