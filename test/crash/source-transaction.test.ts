@@ -1,10 +1,11 @@
 /**
- * A source's transaction killed for real after each of its API requests (SPEC §3's promise for
- * the Apply change and a source's prune): a commit that creates an object, updates one the
- * source applied before (dropping one of its fields) and prunes one; and the same with a fourth
- * change refused at commit, which rolls the three back (the update re-applied by the source's
- * manager, the pruned object re-created by it). Each run must end as the uninterrupted one does:
- * the same phase, item status, contents, and fields the source's manager owns.
+ * A source's transaction killed for real at each of its steps (SPEC §3's promise for the Apply
+ * change and a source's prune): a commit that creates an object, updates one the source applied
+ * before (dropping one of its fields) and prunes one; and the same with a fourth change refused
+ * at commit, which rolls the three back (the update re-applied by the source's manager, the
+ * pruned object re-created by it). Killed at every stage boundary and after each kind of request
+ * an Apply or a prune makes; each run must end as the uninterrupted one does: the same phase,
+ * item status, contents, and fields the source's manager owns.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../src/api/v1alpha1/index.ts';
@@ -20,7 +21,13 @@ import {
   testNamespace,
   transaction,
 } from '../support/cluster/saga.ts';
-import { expectEndsAsBaseline, killedAfterEveryRequest, type Scenario } from '../support/crash/crash.ts';
+import {
+  expectAllCrashed,
+  expectEndsAsBaseline,
+  killedAtPoints,
+  type Scenario,
+} from '../support/crash/crash.ts';
+import { killPoints, type PointSpec } from '../support/crash/request-log.ts';
 
 const clients = useClients();
 const SOURCE = 'shop';
@@ -88,19 +95,37 @@ function scenario(admin: Objects, withRefused: boolean): Scenario {
   };
 }
 
+const COMMIT_POINTS: PointSpec[] = [
+  { name: 'Apply dry run', phase: 'Preparing', method: 'PATCH', path: '/configmaps/updated' },
+  { name: 'lock taken', phase: 'Preparing', method: 'POST', path: '/leases' },
+  { name: 'store written', phase: 'Preparing', method: 'POST', path: '/configmaps', asServiceAccount: false },
+  { name: 'Apply of a new object', phase: 'Committing', method: 'PATCH', path: '/configmaps/created' },
+  { name: 'Apply of an applied object', phase: 'Committing', method: 'PATCH', path: '/configmaps/updated' },
+  { name: 'prune', phase: 'Committing', method: 'DELETE', path: '/configmaps/pruned' },
+  { name: 'locks released', phase: 'Committed', method: 'DELETE', path: '/leases' },
+];
+
+const ROLLBACK_POINTS: PointSpec[] = [
+  { name: 'refused commit', phase: 'Committing', path: '/configmaps/refused', refused: true },
+  { name: 'prune undone', phase: 'RollingBack', path: '/configmaps/pruned', method: 'PATCH' },
+  { name: 'update undone', phase: 'RollingBack', path: '/configmaps/updated', method: 'PATCH' },
+  { name: 'create undone', phase: 'RollingBack', path: '/configmaps/created', method: 'DELETE' },
+  { name: 'locks released', phase: 'RolledBack', method: 'DELETE', path: '/leases' },
+];
+
 const freshNamespace = (label: string) =>
   testNamespace(clients.admin, `crash-source-${label}`, { labels: LABEL });
 
-describe("a source's transaction killed after every API request", () => {
-  // One saga per API request, each with two controller starts: minutes, not seconds.
+describe("a source's transaction killed at each of its steps", () => {
   it('that commits: a create, an update and a prune end as uninterrupted', {
     timeout: 1_200_000,
   }, async () => {
-    const { baseline, outcomes } = await killedAfterEveryRequest(
+    const { baseline, outcomes } = await killedAtPoints(
       clients.admin,
       clients.kubeconfigs.controller,
       scenario(clients.admin, false),
       freshNamespace,
+      'source-commit',
       (baseline) => {
         expect(baseline.phase).toBe('Committed');
         expect(baseline.targets).toMatchObject({
@@ -108,21 +133,22 @@ describe("a source's transaction killed after every API request", () => {
           updated: { data: { kept: 'value', changed: 'after' }, appliedBy: 'shop-abcdef1#1' },
           pruned: undefined,
         });
-        return 1;
+        return killPoints(baseline.log, COMMIT_POINTS);
       },
     );
-    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    expectAllCrashed(outcomes);
     expectEndsAsBaseline(outcomes, baseline);
   });
 
   it('that rolls back: the three undone end as uninterrupted', { timeout: 1_200_000 }, async () => {
     const probe = await freshNamespace('probe');
     removePolicy = await failAtCommit(clients.admin, probe, 'refused', { matchLabels: LABEL });
-    const { baseline, outcomes } = await killedAfterEveryRequest(
+    const { baseline, outcomes } = await killedAtPoints(
       clients.admin,
       clients.kubeconfigs.controller,
       scenario(clients.admin, true),
       freshNamespace,
+      'source-rollback',
       (baseline) => {
         expect(baseline.phase).toBe('RolledBack');
         expect(baseline.targets).toMatchObject({
@@ -131,10 +157,10 @@ describe("a source's transaction killed after every API request", () => {
           pruned: { data: { precious: 'data' } },
           refused: undefined,
         });
-        return 1;
+        return killPoints(baseline.log, ROLLBACK_POINTS);
       },
     );
-    expect(outcomes.filter((o) => o.crashed).map((o) => o.k)).toEqual(outcomes.map((o) => o.k));
+    expectAllCrashed(outcomes);
     expectEndsAsBaseline(outcomes, baseline);
   });
 });
