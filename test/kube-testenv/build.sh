@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the pinned
 # Go modules in this folder, kwok (the SIG pod/node simulator) from its own pinned module in kwok/,
-# and helm (the chart in manifests/helm/ is tested with it) from its own pinned module in helm/,
-# into a cache outside the repository; skips the build when its inputs are unchanged.
+# helm (the chart in manifests/helm/ is tested with it; sources render Helm charts with it) from
+# its own pinned module in helm/, and kustomize (sources render overlays with it) from its own in
+# kustomize/, into a cache outside the repository; skips the build when its inputs are unchanged.
 #
 # Output: $JANUS_KUBE_BIN (default ~/.cache/janus/kube-testenv/<hash>/bin), printed on stdout.
 set -euo pipefail
@@ -26,11 +27,12 @@ ldflags="-s -w \
 
 # Everything that can change the binaries goes into the key.
 key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go" \
-  "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
+  "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go" \
+  "$here/kustomize/go.mod" "$here/kustomize/go.sum" "$here/kustomize/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
 up_to_date() {
-  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -x $out/helm && -f $out/.complete ]]
+  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -x $out/helm && -x $out/kustomize && -f $out/.complete ]]
 }
 if up_to_date; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
@@ -67,6 +69,12 @@ helm_version=$(awk '$1 == "require" && $2 == "helm.sh/helm/v4" { print $3 }' "$h
 (cd "$here/helm" && go mod download && go build -trimpath -buildvcs=false \
   -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
   -o "$out.partial/" helm.sh/helm/v4/cmd/helm)
+# kustomize (the CLI module) too: its kyaml and kube-openapi requirements are its own. Stamped
+# like upstream's release build, so `kustomize version` names the release.
+kustomize_version=$(awk '$1 == "require" && $2 == "sigs.k8s.io/kustomize/kustomize/v5" { print $3 }' "$here/kustomize/go.mod")
+(cd "$here/kustomize" && go mod download && go build -trimpath -buildvcs=false \
+  -ldflags "-s -w -X sigs.k8s.io/kustomize/api/provenance.version=kustomize/$kustomize_version" \
+  -o "$out.partial/" sigs.k8s.io/kustomize/kustomize/v5)
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 # Keep the two newest builds (another checkout may still be using the previous one); older

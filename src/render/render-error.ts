@@ -1,0 +1,17 @@
+/**
+ * An input the renderer refuses before any tool runs (a remote base, a path out of the checkout,
+ * a symlink out of it, a plugin, a checkout over its bounds): the failure names the file and, in
+ * its message, the entry at fault.
+ */
+export class RenderInputError extends Error {
+  override readonly name = 'RenderInputError';
+  /** Relative to the checkout's root. */
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+
+  constructor(message: string, file?: string, line?: number) {
+    super(message);
+    this.file = file;
+    this.line = line;
+  }
+}

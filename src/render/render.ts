@@ -1,0 +1,189 @@
+/**
+ * One render of a checkout (render-checkout's caller wrote it): the pre-checks, then the tool in
+ * the sandbox (kustomize, helm) or the files read as they are (plain), then its output read as
+ * objects in apply order. Every failure is a RenderFailure naming the tool, and the file and line
+ * where they are known; nothing here throws for what the repository holds.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { printable } from '../text/printable.ts';
+import type { Checkout } from './checkout.ts';
+import { diskView } from './checkout-view.ts';
+import { checkChart } from './helm-precheck.ts';
+import { checkKustomizations, kustomizationIn } from './kustomize-precheck.ts';
+import type { RenderLimits } from './limits.ts';
+import { applyOrder } from './order.ts';
+import { parseObjects } from './output.ts';
+import { resolveWithin, sourcePath } from './paths.ts';
+import { readPlain } from './plain.ts';
+import type { InputProblem } from './references.ts';
+import { runSandboxed, type SandboxOutcome } from './sandbox.ts';
+import { helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
+import type { RenderTools } from './tools.ts';
+import type { HelmRender, RenderFailure, RenderRequest, RenderResult } from './types.ts';
+
+export interface RenderContext {
+  readonly tools: RenderTools;
+  readonly limits: RenderLimits;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export async function renderCheckout(
+  checkout: Checkout,
+  request: RenderRequest,
+  context: RenderContext,
+): Promise<RenderResult> {
+  const path = sourcePath(request.path);
+  if (path === undefined)
+    return refused({
+      file: request.path,
+      message: `path ${JSON.stringify(request.path)}: not a folder of the repository`,
+    });
+  const view = diskView(checkout.root);
+  if (view.kind(path) !== 'folder')
+    return refused({
+      file: path,
+      message: `no folder ${path === '' ? '(the root)' : path} in the repository at this commit`,
+    });
+  const method = request.method;
+  switch (method.kind) {
+    case 'plain': {
+      const read = readPlain(checkout.root, path, method.recurse, context.limits.maxOutputBytes);
+      if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
+      return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes };
+    }
+    case 'kustomize': {
+      const problem = checkKustomizations(view, path);
+      if (problem) return refused(problem);
+      const outcome = await runSandboxed({
+        program: context.tools.kustomize,
+        args: ['build', path === '' ? '.' : `./${path}`, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+        cwd: checkout.root,
+        home: checkout.home,
+        limits: context.limits,
+        signal: context.signal,
+      });
+      if (!outcome.ok) {
+        return failed(
+          'kustomize',
+          outcome,
+          context.limits,
+          (message) => kustomizeFailure(message, path, (folder) => kustomizationIn(view, folder)),
+          checkout,
+        );
+      }
+      return objectsOf('kustomize', outcome.stdout, undefined);
+    }
+    case 'helm': {
+      const problem = checkChart(view, path, method.valuesFiles);
+      if (problem) return refused(problem);
+      const args = await helmArguments(checkout, path, request.namespace, method);
+      const outcome = await runSandboxed({
+        program: context.tools.helm,
+        args,
+        cwd: checkout.root,
+        home: checkout.home,
+        limits: context.limits,
+        signal: context.signal,
+      });
+      if (!outcome.ok)
+        return failed('helm', outcome, context.limits, (message) => helmFailure(message, path), checkout);
+      return objectsOf('helm', outcome.stdout, method.hooks);
+    }
+  }
+}
+
+/**
+ * `helm template`, client side only (its default `--dry-run=client`, said explicitly): never
+ * `--dry-run=server` or `--validate`, so the chart's `lookup` finds nothing and no cluster is
+ * asked; inline values in a file of the render's home, merged last.
+ */
+export async function helmArguments(
+  checkout: Checkout,
+  chart: string,
+  namespace: string,
+  helm: HelmRender,
+): Promise<string[]> {
+  const args = [
+    'template',
+    helm.releaseName,
+    chart === '' ? '.' : `./${chart}`,
+    '--namespace',
+    namespace,
+    '--dry-run=client',
+  ];
+  if (helm.includeCRDs) args.push('--include-crds');
+  // Ignore: hooks are not rendered; Include: rendered, but never the chart's tests.
+  args.push(helm.hooks === 'Ignore' ? '--no-hooks' : '--skip-tests');
+  if (helm.kubeVersion !== undefined) args.push('--kube-version', helm.kubeVersion);
+  for (const api of helm.apiVersions) args.push('--api-versions', api);
+  for (const values of helm.valuesFiles) args.push('--values', `./${resolveWithin(chart, values)}`);
+  if (Object.keys(helm.values).length > 0) {
+    const inline = join(checkout.home, 'inline-values.json');
+    await writeFile(inline, JSON.stringify(helm.values), { mode: 0o600 });
+    args.push('--values', inline);
+  }
+  return args;
+}
+
+function objectsOf(
+  tool: 'kustomize' | 'helm',
+  stdout: Buffer,
+  hooks: HelmRender['hooks'] | undefined,
+): RenderResult {
+  const parsed = parseObjects(`${tool}'s output`, stdout.toString('utf8'));
+  if (!parsed.ok) return { ok: false, failure: { tool, message: printable(parsed.message) } };
+  return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length };
+}
+
+function refused(problem: InputProblem): RenderResult {
+  return {
+    ok: false,
+    failure: {
+      tool: 'janus',
+      bound: 'input',
+      file: problem.file,
+      line: problem.line,
+      message: printable(problem.message),
+    },
+  };
+}
+
+const MiB = 1024 * 1024;
+
+function failed(
+  tool: 'kustomize' | 'helm',
+  outcome: Exclude<SandboxOutcome, { ok: true }>,
+  limits: RenderLimits,
+  locate: (message: string) => { file?: string | undefined; line?: number | undefined; message: string },
+  checkout: Checkout,
+): RenderResult {
+  const bounded = (message: string): RenderResult => ({
+    ok: false,
+    failure: { tool, bound: outcome.bound, message },
+  });
+  if (outcome.aborted)
+    return { ok: false, failure: { tool, message: `${tool} was stopped: the render was cancelled` } };
+  switch (outcome.bound) {
+    case 'time':
+      return bounded(
+        `${tool} ran longer than ${limits.timeoutMs / 1000} s and was killed (--render-timeout)`,
+      );
+    case 'output':
+      return bounded(
+        `${tool} wrote more than ${limits.maxOutputBytes / MiB} MiB and was killed (--render-max-bytes)`,
+      );
+    case 'memory':
+      return bounded(
+        `${tool} needed more than ${limits.memoryBytes / MiB} MiB of memory and was killed (--render-memory)`,
+      );
+    default: {
+      const message = toolMessage(outcome.stderr, checkout.root, checkout.home);
+      const failure: RenderFailure = {
+        tool,
+        ...locate(message.length > 0 ? message : `${tool} exited ${outcome.exitCode}`),
+      };
+      return { ok: false, failure };
+    }
+  }
+}
