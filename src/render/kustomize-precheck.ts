@@ -120,7 +120,7 @@ function helmProblem(
   if (field === undefined) return undefined;
   return {
     file,
-    line: doc.locate([field])?.line,
+    line: doc.locate([field], 'key')?.line,
     message: `${field}: Helm charts in a kustomization need kustomize --enable-helm, which a render never uses; declare the chart as a helm source`,
   };
 }

@@ -129,9 +129,12 @@ describe('a Kustomize source', () => {
         .name;
     const before = await name(first);
     expect(await name(first)).toBe(before);
-    const unrelated = await repo.commit({ 'README.md': 'the shop\n' });
+    const unrelated = await repo.commit({ ...SHOP_FILES, 'README.md': 'the shop\n' });
     expect(await name(unrelated)).toBe(before);
-    const changed = await repo.commit({ 'apps/overlays/prod/app.properties': 'color=green\n' });
+    const changed = await repo.commit({
+      ...SHOP_FILES,
+      'apps/overlays/prod/app.properties': 'color=green\n',
+    });
     const after = await name(changed);
     expect(after).toMatch(/^settings-[a-z0-9]{10}$/);
     expect(after).not.toBe(before);

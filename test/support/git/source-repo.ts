@@ -18,7 +18,7 @@ export type RepoFile = string | { symlink: string };
 export interface SourceRepo {
   readonly dir: string;
   readonly gitdir: string;
-  /** Commits `files` (added to or replacing what is there); returns the commit. */
+  /** Commits exactly `files` (what the previous commit had is removed); returns the commit. */
   commit(files: Readonly<Record<string, RepoFile>>): Promise<string>;
   /** Writes the checkout of `commit` through Janus's object store. */
   checkout(commit: string): Promise<Checkout>;
@@ -32,6 +32,7 @@ export async function sourceRepository(): Promise<SourceRepo> {
     dir,
     gitdir,
     async commit(files) {
+      await git(dir, 'rm', '-r', '-q', '--ignore-unmatch', '.');
       for (const [path, content] of Object.entries(files)) {
         const file = join(dir, path);
         await mkdir(dirname(file), { recursive: true });
