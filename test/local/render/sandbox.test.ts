@@ -6,7 +6,7 @@
  * memory; and what the tool's process gets: no environment of Janus's, a closed proxy, no PATH,
  * an address-space limit.
  */
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
