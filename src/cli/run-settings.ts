@@ -23,6 +23,7 @@ import {
 import { COMMIT_STATUS_FLAGS, commitStatusSettings } from './commit-status-settings.ts';
 import { CONTROLLER_FLAGS } from './controller-settings.ts';
 import { parseBindAddress } from './ops-flags.ts';
+import { RENDER_FLAGS } from './render-settings.ts';
 
 /** How to reach an https:// repository: for janus run, and for janus history reading its results branch. */
 export const GIT_ACCESS_FLAGS = {
@@ -165,6 +166,7 @@ export const RUN_FLAGS = {
     description:
       'Git cache and results not yet pushed (default ~/.cache/janus; /var/cache/janus in the image)',
   },
+  ...RENDER_FLAGS,
 } as const;
 
 export type RunValues = Values<typeof RUN_FLAGS>;

@@ -19,7 +19,7 @@ import { readPlain } from './plain.ts';
 import type { InputProblem } from './references.ts';
 import { runSandboxed, type SandboxOutcome } from './sandbox.ts';
 import { helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
-import type { RenderTools } from './tools.ts';
+import { missingTool, type RenderTools } from './tools.ts';
 import type { HelmRender, RenderFailure, RenderRequest, RenderResult } from './types.ts';
 
 export interface RenderContext {
@@ -53,10 +53,13 @@ export async function renderCheckout(
       return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes };
     }
     case 'kustomize': {
+      const program = context.tools.kustomize;
+      if (program === undefined)
+        return { ok: false, failure: { tool: 'janus', message: missingTool('kustomize') } };
       const problem = checkKustomizations(view, path);
       if (problem) return refused(problem);
       const outcome = await runSandboxed({
-        program: context.tools.kustomize,
+        program,
         args: ['build', path === '' ? '.' : `./${path}`, '--load-restrictor', 'LoadRestrictionsRootOnly'],
         cwd: checkout.root,
         home: checkout.home,
@@ -75,11 +78,14 @@ export async function renderCheckout(
       return objectsOf('kustomize', outcome.stdout, undefined);
     }
     case 'helm': {
+      const program = context.tools.helm;
+      if (program === undefined)
+        return { ok: false, failure: { tool: 'janus', message: missingTool('helm') } };
       const problem = checkChart(view, path, method.valuesFiles);
       if (problem) return refused(problem);
       const args = await helmArguments(checkout, path, request.namespace, method);
       const outcome = await runSandboxed({
-        program: context.tools.helm,
+        program,
         args,
         cwd: checkout.root,
         home: checkout.home,

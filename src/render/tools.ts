@@ -7,10 +7,18 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 export interface RenderTools {
-  /** Absolute path of kustomize (the kustomize CLI, v5). */
-  readonly kustomize: string;
-  /** Absolute path of helm (v4). */
-  readonly helm: string;
+  /** Absolute path of kustomize (the kustomize CLI, v5); undefined: not installed. */
+  readonly kustomize: string | undefined;
+  /** Absolute path of helm (v4); undefined: not installed. */
+  readonly helm: string | undefined;
+}
+
+/** The flag that tells Janus where each tool is. */
+export const TOOL_FLAGS = { kustomize: 'kustomize-path', helm: 'helm-path' } as const;
+
+/** What a render says when its tool is not installed. */
+export function missingTool(tool: keyof RenderTools): string {
+  return `${tool} is not installed where Janus runs: give its path with --${TOOL_FLAGS[tool]} (JANUS_${TOOL_FLAGS[tool].toUpperCase().replace('-', '_')}) or put ${tool} on the PATH (the image ships it in /usr/local/bin)`;
 }
 
 /** The executable `name` on `path` (a PATH value), absolute; undefined when there is none. */

@@ -28,6 +28,7 @@ import {
   renderPlan,
   type TransactionPlan,
 } from '../plan-view.ts';
+import { RENDER_FLAGS, renderSettings } from '../render-settings.ts';
 import { parseDirectories } from '../transaction-dirs.ts';
 
 export default defineCommand({
@@ -75,6 +76,7 @@ Examples:
     ...TRANSACTION_DIRECTORY_FLAGS,
     ...SETTINGS_FLAG,
     ...POLICY_CONTROLLER_NAMESPACE_FLAG,
+    ...RENDER_FLAGS,
     'as-service-account': {
       type: 'boolean',
       env: 'JANUS_PLAN_AS_SERVICE_ACCOUNT',
@@ -94,6 +96,8 @@ Examples:
     const format = parseOutput(values.output, ['json', 'yaml', 'diff', 'markdown'] as const);
     const commentTarget = planCommentTarget(values);
     const policy = policyFromFlags(values, values['controller-namespace']);
+    // Checked now; sources (docs/sources.md) render with them.
+    renderSettings(values);
     const { stdout, stderr } = processStreams();
     const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root });
     if (parsed.length === 0) stderr.write(`${target}: no transaction directory found\n`);

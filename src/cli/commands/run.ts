@@ -10,6 +10,7 @@ import { runManager } from '../../manager/manager.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { managerOptions } from '../controller-settings.ts';
 import { parseBindAddress } from '../ops-flags.ts';
+import { renderSettings } from '../render-settings.ts';
 import { gitSettings, RUN_FLAGS } from '../run-settings.ts';
 
 export default defineCommand({
@@ -50,6 +51,8 @@ Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
   async run(values) {
     const { webhookSecret, webhookBindAddress, ...settings } = gitSettings(values);
     const options = managerOptions(values, 'janus');
+    // Checked now; sources (docs/sources.md) render with them.
+    renderSettings(values);
     const secret = webhookSecret && (await readWebhookSecret(webhookSecret));
     await runManager({
       ...options,

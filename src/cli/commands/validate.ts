@@ -11,6 +11,7 @@ import {
   TRANSACTION_DIRECTORY_FLAGS,
   UsageError,
 } from '../command.ts';
+import { RENDER_FLAGS, renderSettings } from '../render-settings.ts';
 
 export const VALIDATE_FLAGS = {
   output: {
@@ -23,6 +24,7 @@ export const VALIDATE_FLAGS = {
   ...TRANSACTION_DIRECTORY_FLAGS,
   ...SETTINGS_FLAG,
   ...POLICY_CONTROLLER_NAMESPACE_FLAG,
+  ...RENDER_FLAGS,
 } as const;
 
 export default defineCommand({
@@ -57,6 +59,8 @@ Example, in CI:
     if (!info?.isDirectory())
       throw new UsageError(`${target}: ${info ? 'not a directory' : 'no such directory'}`);
     const policy = policyFromFlags(values, values['controller-namespace']);
+    // Checked now; sources (docs/sources.md) render with them.
+    renderSettings(values);
     const report = await validateTree(target, { transactionsRoot: values.root, policy });
     process.stderr.write(humanReport(report));
     if (format === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -18,7 +18,7 @@ export function renderToolsDir(): string {
   return binDir;
 }
 
-export function renderTools(): RenderTools {
+export function renderTools(): Required<{ [K in keyof RenderTools]: string }> {
   const dir = renderToolsDir();
   return { kustomize: join(dir, 'kustomize'), helm: join(dir, 'helm') };
 }
