@@ -11,6 +11,20 @@
 # tag and digest current, so builds are bit-for-bit repeatable; this file is edited where no
 # registry is reachable, hence the tag alone until Renovate's first pull request.
 ARG NODE_IMAGE=node:24.21.0-trixie-slim
+# The Go that builds the render tools: the version the tests build them with (go.mod's `go`
+# line is 1.26), pinned the same way.
+ARG GO_IMAGE=golang:1.26.8-trixie
+
+# ── The render tools of sources (docs/sources.md, "The sandbox"): kustomize and helm built from ──
+# the same pinned modules the tests build (test/kube-testenv/kustomize/ and helm/), by the same
+# script, CGO_ENABLED=0 and -trimpath: static binaries, no downloaded release.
+FROM ${GO_IMAGE} AS render-tools
+WORKDIR /src
+COPY test/kube-testenv/build-render-tools.sh ./
+COPY test/kube-testenv/kustomize/go.mod test/kube-testenv/kustomize/go.sum test/kube-testenv/kustomize/tools.go ./kustomize/
+COPY test/kube-testenv/helm/go.mod test/kube-testenv/helm/go.sum test/kube-testenv/helm/tools.go ./helm/
+ENV GOTOOLCHAIN=local
+RUN bash build-render-tools.sh /out && /out/kustomize version && /out/helm version --short
 
 # ── Production dependencies, from the lockfile, without install scripts (none is needed). ──
 FROM ${NODE_IMAGE} AS build
@@ -45,6 +59,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=compile /app/dist ./dist
 COPY package.json ./
+# kustomize and helm, on the PATH, where --kustomize-path and --helm-path default to.
+COPY --from=render-tools /out/kustomize /out/helm /usr/local/bin/
 # The only path Janus writes: with readOnlyRootFilesystem, mount an emptyDir here (manifests/deployment.yaml).
 RUN mkdir -p /var/cache/janus && chown 10001:10001 /var/cache/janus
 USER 10001:10001

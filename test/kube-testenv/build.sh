@@ -28,7 +28,7 @@ ldflags="-s -w \
 # Everything that can change the binaries goes into the key.
 key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go" \
   "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go" \
-  "$here/kustomize/go.mod" "$here/kustomize/go.sum" "$here/kustomize/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
+  "$here/kustomize/go.mod" "$here/kustomize/go.sum" "$here/kustomize/tools.go" "$here/build-render-tools.sh"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
 up_to_date() {
@@ -63,18 +63,10 @@ start=$SECONDS
 # kwok has a module of its own: its k8s.io/* requirements differ from those of k8s.io/kubernetes.
 (cd "$here/kwok" && go mod download && go build -trimpath -buildvcs=false -ldflags "-s -w" \
   -o "$out.partial/" sigs.k8s.io/kwok/cmd/kwok)
-# helm too: its k8s.io/* requirements are newer still. Stamped like upstream's Makefile does, so
-# `helm version` names the release rather than its minor.
-helm_version=$(awk '$1 == "require" && $2 == "helm.sh/helm/v4" { print $3 }' "$here/helm/go.mod")
-(cd "$here/helm" && go mod download && go build -trimpath -buildvcs=false \
-  -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
-  -o "$out.partial/" helm.sh/helm/v4/cmd/helm)
-# kustomize (the CLI module) too: its kyaml and kube-openapi requirements are its own. Stamped
-# like upstream's release build, so `kustomize version` names the release.
-kustomize_version=$(awk '$1 == "require" && $2 == "sigs.k8s.io/kustomize/kustomize/v5" { print $3 }' "$here/kustomize/go.mod")
-(cd "$here/kustomize" && go mod download && go build -trimpath -buildvcs=false \
-  -ldflags "-s -w -X sigs.k8s.io/kustomize/api/provenance.version=kustomize/$kustomize_version" \
-  -o "$out.partial/" sigs.k8s.io/kustomize/kustomize/v5)
+# helm and kustomize, the render tools of sources, each from a module of its own (helm's k8s.io/*
+# requirements are newer still; kustomize's kyaml and kube-openapi its own), by the script the
+# Dockerfile runs too, stamped like upstream's releases.
+bash "$here/build-render-tools.sh" "$out.partial"
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 # Keep the two newest builds (another checkout may still be using the previous one); older

@@ -35,12 +35,15 @@ import {
 } from '../../support/dockerfile.ts';
 import { eventually } from '../../support/eventually.ts';
 import { buildDist, SHIPPED_MAIN } from '../../support/processes/build.ts';
+import { renderToolsDir } from '../../support/servers/render-tools.ts';
 
 let image = '';
 let app = '';
 let runtime: Stage;
 let build: Stage;
 let compile: Stage;
+let renderTools: Stage;
+let dockerArgs: Record<string, string>;
 
 /** Copies a tree with hard links (same file system as the repository: fast, no extra space). */
 async function linkTree(
@@ -72,10 +75,12 @@ beforeAll(async () => {
   const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   const named = dockerfile.stages.find((s) => s.name === 'build');
   const compiling = dockerfile.stages.find((s) => s.name === 'compile');
+  const tools = dockerfile.stages.find((s) => s.name === 'render-tools');
   const last = dockerfile.stages.at(-1);
-  if (!named || !compiling || !last)
-    throw new Error('the Dockerfile needs a build stage, a compile stage and a runtime stage');
-  [build, compile, runtime] = [named, compiling, last];
+  if (!named || !compiling || !tools || !last)
+    throw new Error('the Dockerfile needs build, compile and render-tools stages and a runtime stage');
+  [build, compile, renderTools, runtime] = [named, compiling, tools, last];
+  dockerArgs = dockerfile.args;
   const dockerignore = await readFile(join(REPO_ROOT, '.dockerignore'), 'utf8');
   image = await mkdtemp(join(tmpdir(), 'janus-image-'));
   app = join(image, lastValue(runtime, 'WORKDIR') ?? '/');
@@ -91,6 +96,17 @@ beforeAll(async () => {
           (n) => n === 'node_modules',
         );
       }
+      continue;
+    }
+    if (copy.from === 'render-tools') {
+      // What the render-tools stage built: the binaries build-render-tools.sh makes, which the
+      // tests build with the same script (test/kube-testenv/build.sh), onto the image's PATH.
+      expect(copy.sources).toEqual(['/out/kustomize', '/out/helm']);
+      expect(copy.destination).toBe('/usr/local/bin/');
+      const bin = join(image, copy.destination);
+      await mkdir(bin, { recursive: true });
+      for (const source of copy.sources)
+        await symlink(join(renderToolsDir(), basename(source)), join(bin, basename(source)));
       continue;
     }
     if (copy.from === 'compile') {
@@ -180,12 +196,62 @@ describe('the container image', () => {
     expect(execForm(runtime, 'CMD')).toEqual(['run']);
   });
 
-  it('pins the base image to an exact Node 24 version (or a digest)', async () => {
+  it('pins the base image to an exact Node 24 version (or a digest), and Go to an exact 1.26', async () => {
     const dockerfile = parseDockerfile(await readFile(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
     for (const stage of dockerfile.stages) {
       const base = stage.base.replace(/^\$\{(\w+)\}$/, (_, arg: string) => dockerfile.args[arg] ?? '');
-      expect(base).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim(@sha256:[0-9a-f]{64})?$|@sha256:[0-9a-f]{64}$/);
+      if (stage === renderTools || stage.name === 'render-tools')
+        expect(base).toMatch(/^golang:1\.26\.\d+-[a-z]+(@sha256:[0-9a-f]{64})?$|@sha256:[0-9a-f]{64}$/);
+      else
+        expect(base).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim(@sha256:[0-9a-f]{64})?$|@sha256:[0-9a-f]{64}$/);
     }
+  });
+
+  it('builds kustomize and helm in a stage of its own, from the pinned modules the tests build, and ships them on the PATH', async () => {
+    const kubeTestenv = 'test/kube-testenv';
+    const sources = copies(renderTools).flatMap((c) => c.sources);
+    expect(sources.sort()).toEqual(
+      [
+        `${kubeTestenv}/build-render-tools.sh`,
+        ...['helm', 'kustomize'].flatMap((m) =>
+          ['go.mod', 'go.sum', 'tools.go'].map((f) => `${kubeTestenv}/${m}/${f}`),
+        ),
+      ].sort(),
+    );
+    const dockerignore = await readFile(join(REPO_ROOT, '.dockerignore'), 'utf8');
+    for (const source of sources) {
+      expect(existsSync(join(REPO_ROOT, source)), source).toBe(true);
+      expect(inContext(dockerignore, source), `${source} is excluded by .dockerignore`).toBe(true);
+    }
+    const run = renderTools.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
+    expect(run).toContain('bash build-render-tools.sh /out');
+    // The tests build with the same script (build.sh calls it), so the image has what they test.
+    const buildScript = await readFile(join(REPO_ROOT, kubeTestenv, 'build.sh'), 'utf8');
+    expect(buildScript).toContain('bash "$here/build-render-tools.sh" "$out.partial"');
+    const script = await readFile(join(REPO_ROOT, kubeTestenv, 'build-render-tools.sh'), 'utf8');
+    expect(script).toContain('CGO_ENABLED=0');
+    expect(script.match(/go build -trimpath/g)).toHaveLength(2);
+    // The versions the image's binaries report are those the repository pins.
+    const pinned = async (module: string, path: string) =>
+      new RegExp(`require ${path.replace(/\./g, '\\.')} (v[\\d.]+)`).exec(
+        await readFile(join(REPO_ROOT, kubeTestenv, module, 'go.mod'), 'utf8'),
+      )?.[1];
+    const helm = await pinned('helm', 'helm.sh/helm/v4');
+    const kustomize = await pinned('kustomize', 'sigs.k8s.io/kustomize/kustomize/v5');
+    expect([helm, kustomize]).toEqual(['v4.3.1', 'v5.8.2']);
+    const bin = join(image, 'usr/local/bin');
+    const version = (tool: string, ...args: string[]) =>
+      spawnSync(join(bin, tool), args, { encoding: 'utf8', env: { HOME: image } }).stdout.trim();
+    expect(version('helm', 'version', '--short')).toBe(helm);
+    expect(version('kustomize', 'version')).toBe(kustomize);
+    // The Go of the image is the Go the modules ask for.
+    const goLine = /^go (\d+\.\d+)/m.exec(
+      await readFile(join(REPO_ROOT, kubeTestenv, 'helm/go.mod'), 'utf8'),
+    )?.[1];
+    expect(dockerArgs.GO_IMAGE).toMatch(new RegExp(`^golang:${goLine?.replace('.', '\\.')}\\.`));
   });
 
   it('labels the image (OCI), ships no npm, npx or corepack, and keeps the base current by digest', async () => {
