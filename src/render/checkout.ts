@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommitInfo, TreeEntry } from '../git/object-store.ts';
-import { CHECKOUT_LIMITS } from './limits.ts';
+import { CHECKOUT_LIMITS, type CheckoutLimits } from './limits.ts';
 import { folderOf, resolveWithin, safeEntryName } from './paths.ts';
 import { RenderInputError } from './render-error.ts';
 
@@ -40,8 +40,6 @@ export interface Checkout {
   /** Deletes the checkout and the home. */
   remove(): Promise<void>;
 }
-
-export type CheckoutLimits = typeof CHECKOUT_LIMITS;
 
 /** A private temporary folder with `root` and `home` in it; files written by `fill`. */
 export async function privateFolder(fill: (root: string) => Promise<void>): Promise<Checkout> {

@@ -54,7 +54,14 @@ export const RSS_POLL_MS = 200;
 export const STDERR_TAIL_BYTES = 16 * KiB;
 
 /** What one checkout of a commit may write (checkout.ts). */
-export const CHECKOUT_LIMITS = {
+export interface CheckoutLimits {
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  readonly maxFileBytes: number;
+  readonly maxLinkHops: number;
+}
+
+export const CHECKOUT_LIMITS: CheckoutLimits = {
   /** Files (and folders) written. */
   maxEntries: 20_000,
   /** Bytes written, all files together. */
@@ -63,7 +70,7 @@ export const CHECKOUT_LIMITS = {
   maxFileBytes: 16 * MiB,
   /** Symbolic links followed to reach one file (a link to a link …). */
   maxLinkHops: 8,
-} as const;
+};
 
 /** The most a failure's message keeps of the tool's words. */
 export const MAX_FAILURE_MESSAGE = 4 * KiB;

@@ -8,25 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Checkout } from '../../../src/render/checkout.ts';
 import { DEFAULT_RENDER_LIMITS } from '../../../src/render/limits.ts';
 import { Renderer } from '../../../src/render/renderer.ts';
-import type { RenderRequest, RenderResult } from '../../../src/render/types.ts';
+import type { RenderResult } from '../../../src/render/types.ts';
 import { eventually } from '../../support/eventually.ts';
-import { type SourceRepo, sourceRepository } from '../../support/git/source-repo.ts';
+import { CONFIG_MAP, helmRequest, type SourceRepo, sourceRepository } from '../../support/git/source-repo.ts';
 import { renderTools } from '../../support/servers/render-tools.ts';
 
-const CHART = (path: string): RenderRequest => ({
-  path,
-  method: {
-    kind: 'helm',
-    releaseName: 'r',
-    valuesFiles: [],
-    values: {},
-    includeCRDs: true,
-    hooks: 'Ignore',
-    apiVersions: [],
-  },
-  namespace: 'shop',
-});
-const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n';
+const CHART = (path: string) => helmRequest(path);
+const CM = CONFIG_MAP;
 const CHART_YAML = 'apiVersion: v2\nname: c\nversion: 0.1.0\n';
 
 let renderer: Renderer | undefined;

@@ -15,24 +15,18 @@ import { addressSpaceLimit, DEFAULT_RENDER_LIMITS } from '../../../src/render/li
 import { Renderer } from '../../../src/render/renderer.ts';
 import { CLOSED_PROXY, runSandboxed } from '../../../src/render/sandbox.ts';
 import type { RenderFailure, RenderRequest, RenderResult } from '../../../src/render/types.ts';
-import { renderAt, type SourceRepo, sourceRepository } from '../../support/git/source-repo.ts';
+import {
+  CONFIG_MAP,
+  helmRequest,
+  renderAt,
+  type SourceRepo,
+  sourceRepository,
+} from '../../support/git/source-repo.ts';
 import { renderTools } from '../../support/servers/render-tools.ts';
 
 const KUSTOMIZE: RenderRequest = { path: 'app', method: { kind: 'kustomize' }, namespace: 'shop' };
-const CHART: RenderRequest = {
-  path: 'chart',
-  method: {
-    kind: 'helm',
-    releaseName: 'r',
-    valuesFiles: [],
-    values: {},
-    includeCRDs: true,
-    hooks: 'Ignore',
-    apiVersions: [],
-  },
-  namespace: 'shop',
-};
-const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n';
+const CHART = helmRequest('chart');
+const CM = CONFIG_MAP;
 
 let repo: SourceRepo;
 let renderer: Renderer;
@@ -113,13 +107,7 @@ describe('the render sandbox refuses', () => {
         renderer,
         repo,
         await repo.commit({ 'chart/Chart.yaml': 'apiVersion: v2\nname: c\nversion: 0.1.0\n' }),
-        {
-          ...CHART,
-          method: {
-            ...(CHART.method as Extract<RenderRequest['method'], { kind: 'helm' }>),
-            valuesFiles: ['../../etc/passwd'],
-          },
-        },
+        helmRequest('chart', { valuesFiles: ['../../etc/passwd'] }),
       ),
     );
     expect(values).toMatchObject({

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { ObjectStore } from '../../../src/git/object-store.ts';
 import { type Checkout, checkoutCommit } from '../../../src/render/checkout.ts';
 import type { Renderer } from '../../../src/render/renderer.ts';
-import type { RenderRequest, RenderResult } from '../../../src/render/types.ts';
+import type { HelmRender, RenderRequest, RenderResult } from '../../../src/render/types.ts';
 import { git } from './git-server.ts';
 
 /** A file's text, or a symbolic link to `symlink`. */
@@ -63,4 +63,25 @@ export function renderAt(
   source = 'test/source',
 ): Promise<RenderResult> {
   return renderer.render({ source, request, checkout: () => repo.checkout(commit) });
+}
+
+/** A ConfigMap named cm: the smallest object a render can make. */
+export const CONFIG_MAP = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n';
+
+/** The request of a Helm source at `path` (release r, namespace shop), Helm's defaults but `helm`. */
+export function helmRequest(path: string, helm: Partial<Omit<HelmRender, 'kind'>> = {}): RenderRequest {
+  return {
+    path,
+    method: {
+      kind: 'helm',
+      releaseName: 'r',
+      valuesFiles: [],
+      values: {},
+      includeCRDs: true,
+      hooks: 'Ignore',
+      apiVersions: [],
+      ...helm,
+    },
+    namespace: 'shop',
+  };
 }
