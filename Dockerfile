@@ -24,7 +24,7 @@ COPY test/kube-testenv/build-render-tools.sh ./
 COPY test/kube-testenv/kustomize/go.mod test/kube-testenv/kustomize/go.sum test/kube-testenv/kustomize/tools.go ./kustomize/
 COPY test/kube-testenv/helm/go.mod test/kube-testenv/helm/go.sum test/kube-testenv/helm/tools.go ./helm/
 ENV GOTOOLCHAIN=local
-RUN bash build-render-tools.sh /out && /out/kustomize version && /out/helm version --short
+RUN bash build-render-tools.sh --into /out && /out/kustomize version && /out/helm version --short
 
 # ── Production dependencies, from the lockfile, without install scripts (none is needed). ──
 FROM ${NODE_IMAGE} AS build

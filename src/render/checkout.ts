@@ -17,6 +17,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { CommitInfo, TreeEntry } from '../git/object-store.ts';
 import { CHECKOUT_LIMITS, type CheckoutLimits } from './limits.ts';
 import { folderOf, resolveWithin, safeEntryName } from './paths.ts';
@@ -76,7 +77,13 @@ export function checkoutCommit(
     const { tree } = await store.readCommit(commit);
     const files = new Map<string, FileEntry>();
     const folders = new Set<string>(['']);
-    await listTree(store, tree, files, folders, limits);
+    try {
+      await listTree(store, tree, files, folders, limits);
+    } catch (error) {
+      // A folder whose Git tree is over the poller's bound: the commit's content, refused like it.
+      if (error instanceof GitObjectTooLargeError) throw new RenderInputError(error.message);
+      throw error;
+    }
     let bytes = 0;
     for (const folder of [...folders].sort()) {
       if (folder !== '') await mkdir(join(root, folder), { mode: 0o700 });

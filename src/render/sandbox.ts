@@ -157,8 +157,6 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxOutcome> {
       clearTimeout(timer);
       clearInterval(watch);
       run.signal?.removeEventListener('abort', onAbort);
-      // Whatever the tool left behind in its group goes with it.
-      killGroup();
       const stderr = error ? `${stderrTail.toString('utf8')}${error.message}` : stderrTail.toString('utf8');
       if (bound === undefined && exitCode !== 0 && saysOutOfMemory(stderr)) bound = 'memory';
       if (exitCode === 0 && bound === undefined && !aborted && !error) {
@@ -167,6 +165,12 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxOutcome> {
         resolve({ ok: false, exitCode, stderr, bound, aborted: aborted || undefined });
       }
     };
+    // The tool ended: whatever it left behind in its group goes with it (its pipes would keep
+    // 'close' from coming), and its pid is no longer watched.
+    child.on('exit', () => {
+      clearInterval(watch);
+      killGroup();
+    });
     child.on('error', (error) => finish(null, error));
     child.on('close', (code) => finish(code));
   });

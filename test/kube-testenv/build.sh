@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the pinned
-# Go modules in this folder, kwok (the SIG pod/node simulator) from its own pinned module in kwok/,
-# helm (the chart in manifests/helm/ is tested with it; sources render Helm charts with it) from
-# its own pinned module in helm/, and kustomize (sources render overlays with it) from its own in
-# kustomize/, into a cache outside the repository; skips the build when its inputs are unchanged.
+# Go modules in this folder and kwok (the SIG pod/node simulator) from its own pinned module in
+# kwok/, into a cache outside the repository; skips the build when its inputs are unchanged. helm
+# and kustomize are build-render-tools.sh's.
 #
 # Output: $JANUS_KUBE_BIN (default ~/.cache/janus/kube-testenv/<hash>/bin), printed on stdout.
 set -euo pipefail
@@ -26,13 +25,11 @@ ldflags="-s -w \
  -X k8s.io/client-go/pkg/version.gitMinor=$minor"
 
 # Everything that can change the binaries goes into the key.
-key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go" \
-  "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go" \
-  "$here/kustomize/go.mod" "$here/kustomize/go.sum" "$here/kustomize/tools.go" "$here/build-render-tools.sh"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
+key=$( { cat "$here/go.mod" "$here/go.sum" "$here/build.sh" "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/tools.go"; find "$here/cmd" -type f -name '*.go' -print0 | sort -z | xargs -0 cat; go version; } | sha256sum | cut -c1-16)
 out=${JANUS_KUBE_BIN:-$cache_root/$key/bin}
 
 up_to_date() {
-  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -x $out/helm && -x $out/kustomize && -f $out/.complete ]]
+  [[ -x $out/kube-apiserver && -x $out/kube-controller-manager && -x $out/kube-scheduler && -x $out/etcd && -x $out/kubectl && -x $out/kwok && -f $out/.complete ]]
 }
 if up_to_date; then
   echo "kube-testenv: $k8s_version up to date in $out" >&2
@@ -63,10 +60,6 @@ start=$SECONDS
 # kwok has a module of its own: its k8s.io/* requirements differ from those of k8s.io/kubernetes.
 (cd "$here/kwok" && go mod download && go build -trimpath -buildvcs=false -ldflags "-s -w" \
   -o "$out.partial/" sigs.k8s.io/kwok/cmd/kwok)
-# helm and kustomize, the render tools of sources, each from a module of its own (helm's k8s.io/*
-# requirements are newer still; kustomize's kyaml and kube-openapi its own), by the script the
-# Dockerfile runs too, stamped like upstream's releases.
-bash "$here/build-render-tools.sh" "$out.partial"
 touch "$out.partial/.complete"
 rm -rf "$out" && mv "$out.partial" "$out"
 # Keep the two newest builds (another checkout may still be using the previous one); older

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 export const REPO_ROOT = join(import.meta.dirname, '../../..');
 export const BUILD_SCRIPT = join(REPO_ROOT, 'test/kube-testenv/build.sh');
 
-/** What the launcher starts; build.sh also builds kubectl and helm, which only the tests use. */
+/** What the launcher starts; build.sh also builds kubectl, which only the tests use. */
 const REQUIRED = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,6 +1,6 @@
 /**
  * The Helm chart, manifests/helm/janus, with the real `helm` (built from its Go module by
- * test/kube-testenv/build.sh): it lints; with default values it renders what
+ * test/kube-testenv/build-render-tools.sh): it lints; with default values it renders what
  * `kubectl kustomize manifests/` does (a drift guard: a change to manifests/ fails here until the
  * chart follows); the API server accepts what it renders; and a real `helm install` runs, as
  * install.test.ts does for the kustomize install, a controller that takes a sample Transaction to
@@ -29,6 +29,7 @@ import { REPO_ROOT } from '../../support/cluster/manifests.ts';
 import { execForm, parseDockerfile } from '../../support/dockerfile.ts';
 import { eventually } from '../../support/eventually.ts';
 import { localRepository } from '../../support/git/git-server.ts';
+import { renderTools } from '../../support/servers/render-tools.ts';
 import { type Container, type PodProcess, runContainer } from './pod.ts';
 
 const clients = useClients();
@@ -59,7 +60,7 @@ function check(result: SpawnSyncReturns<string>, what: string): string {
 }
 
 function helm(args: string[], input?: string): SpawnSyncReturns<string> {
-  return spawnSync(tool('helm'), args, {
+  return spawnSync(renderTools().helm, args, {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     input,

@@ -100,7 +100,7 @@ beforeAll(async () => {
     }
     if (copy.from === 'render-tools') {
       // What the render-tools stage built: the binaries build-render-tools.sh makes, which the
-      // tests build with the same script (test/kube-testenv/build.sh), onto the image's PATH.
+      // tests build with the same script, onto the image's PATH.
       expect(copy.sources).toEqual(['/out/kustomize', '/out/helm']);
       expect(copy.destination).toBe('/usr/local/bin/');
       const bin = join(image, copy.destination);
@@ -227,11 +227,12 @@ describe('the container image', () => {
       .filter((i) => i.keyword === 'RUN')
       .map((i) => i.args)
       .join('\n');
-    expect(run).toContain('bash build-render-tools.sh /out');
-    // The tests build with the same script (build.sh calls it), so the image has what they test.
-    const buildScript = await readFile(join(REPO_ROOT, kubeTestenv, 'build.sh'), 'utf8');
-    expect(buildScript).toContain('bash "$here/build-render-tools.sh" "$out.partial"');
+    expect(run).toContain('bash build-render-tools.sh --into /out');
+    // The tests build with the same script and the same function (build_into), so the image has
+    // what they test.
     const script = await readFile(join(REPO_ROOT, kubeTestenv, 'build-render-tools.sh'), 'utf8');
+    expect(script).toContain('build_into "$out.partial"');
+    expect(script).toMatch(/--into \]\]; then\n {2}build_into /);
     expect(script).toContain('CGO_ENABLED=0');
     expect(script.match(/go build -trimpath/g)).toHaveLength(2);
     // The versions the image's binaries report are those the repository pins.

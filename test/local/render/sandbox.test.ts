@@ -6,6 +6,7 @@
  * memory; and what the tool's process gets: no environment of Janus's, a closed proxy, no PATH,
  * an address-space limit.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { addressSpaceLimit, DEFAULT_RENDER_LIMITS } from '../../../src/render/li
 import { Renderer } from '../../../src/render/renderer.ts';
 import { CLOSED_PROXY, runSandboxed } from '../../../src/render/sandbox.ts';
 import type { RenderFailure, RenderRequest, RenderResult } from '../../../src/render/types.ts';
+import { eventually } from '../../support/eventually.ts';
 import {
   CONFIG_MAP,
   helmRequest,
@@ -261,6 +263,30 @@ describe('the render sandbox refuses', () => {
 });
 
 describe("the tool's process", () => {
+  it('is killed with everything it left behind in its process group, without waiting for the time bound', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'janus-sandbox-group-'));
+    try {
+      const outcome = await runSandboxed({
+        program: '/bin/sh',
+        args: ['-c', '/bin/sleep 600 & echo $!'],
+        cwd: home,
+        home,
+        limits: { ...DEFAULT_RENDER_LIMITS, timeoutMs: 600_000 },
+      });
+      expect(outcome.ok).toBe(true);
+      const leftover = Number(outcome.ok ? outcome.stdout.toString('utf8').trim() : Number.NaN);
+      expect(leftover).toBeGreaterThan(0);
+      await eventually(() =>
+        expect(
+          existsSync(`/proc/${leftover}/cmdline`) &&
+            readFileSync(`/proc/${leftover}/cmdline`, 'utf8').includes('sleep'),
+        ).toBe(false),
+      );
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it("gets none of Janus's environment: no cluster, no credentials, a closed proxy, nothing on its PATH, an address-space limit", async () => {
     const home = await mkdtemp(join(tmpdir(), 'janus-sandbox-env-'));
     const saved = { ...process.env };
