@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeObject } from '../kube/resources.ts';
 import { compareCodeUnits } from '../text/order.ts';
-import { printable } from '../text/printable.ts';
 import { parseObjects } from './output.ts';
+import { boundedMessage } from './tool-errors.ts';
 
 export type PlainRead =
   | { ok: true; objects: KubeObject[]; bytes: number }
@@ -53,7 +53,10 @@ export function readPlain(root: string, folder: string, recurse: boolean, maxByt
       }
       const parsed = parseObjects(path, text.toString('utf8'));
       if (!parsed.ok)
-        return { ok: false, failure: { file: path, line: parsed.line, message: printable(parsed.message) } };
+        return {
+          ok: false,
+          failure: { file: path, line: parsed.line, message: boundedMessage(parsed.message) },
+        };
       objects.push(...parsed.objects);
     }
   }

@@ -6,7 +6,6 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { printable } from '../text/printable.ts';
 import type { Checkout } from './checkout.ts';
 import { diskView } from './checkout-view.ts';
 import { checkChart } from './helm-precheck.ts';
@@ -18,7 +17,7 @@ import { resolveWithin, sourcePath } from './paths.ts';
 import { readPlain } from './plain.ts';
 import type { InputProblem } from './references.ts';
 import { runSandboxed, type SandboxOutcome } from './sandbox.ts';
-import { helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
+import { boundedMessage, helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
 import { missingTool, type RenderTools } from './tools.ts';
 import type { HelmRender, RenderFailure, RenderRequest, RenderResult } from './types.ts';
 
@@ -138,7 +137,7 @@ function objectsOf(
   hooks: HelmRender['hooks'] | undefined,
 ): RenderResult {
   const parsed = parseObjects(`${tool}'s output`, stdout.toString('utf8'));
-  if (!parsed.ok) return { ok: false, failure: { tool, message: printable(parsed.message) } };
+  if (!parsed.ok) return { ok: false, failure: { tool, message: boundedMessage(parsed.message) } };
   return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length };
 }
 
@@ -148,9 +147,10 @@ function refused(problem: InputProblem): RenderResult {
     failure: {
       tool: 'janus',
       bound: 'input',
-      file: problem.file,
+      // A name from the repository: Git allows control characters in it.
+      file: boundedMessage(problem.file),
       line: problem.line,
-      message: printable(problem.message),
+      message: boundedMessage(problem.message),
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Checkout } from './checkout.ts';
 import { DEFAULT_RENDER_LIMITS, type RenderLimits } from './limits.ts';
 import { renderCheckout } from './render.ts';
 import { RenderInputError } from './render-error.ts';
+import { boundedMessage } from './tool-errors.ts';
 import type { RenderTools } from './tools.ts';
 import type { RenderRequest, RenderResult } from './types.ts';
 

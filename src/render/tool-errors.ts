@@ -26,7 +26,12 @@ export function toolMessage(stderr: string, root: string, home?: string): string
   const lines = text.split('\n');
   const last = lines.findLastIndex((line) => line.startsWith('Error: '));
   if (last >= 0) text = lines.slice(last).join('\n').slice('Error: '.length);
-  text = printable(text);
+  return boundedMessage(text);
+}
+
+/** A message of a failure: control characters replaced, at most MAX_FAILURE_MESSAGE characters. */
+export function boundedMessage(message: string): string {
+  const text = printable(message);
   return text.length > MAX_FAILURE_MESSAGE ? `${text.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : text;
 }
 
