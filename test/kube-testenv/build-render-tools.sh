@@ -65,7 +65,7 @@ if up_to_date; then
   exit 0
 fi
 
-echo "render tools: building helm $helm_version and kustomize $kustomize_version into $out (a cold build takes about 4 minutes on 2 cores)" >&2
+echo "render tools: building helm $helm_version and kustomize $kustomize_version into $out (a cold build takes about 5 minutes of CPU on 2 cores)" >&2
 rm -rf "$out.partial" && mkdir -p "$out.partial"
 start=$SECONDS
 build_into "$out.partial"

@@ -3,7 +3,8 @@
  * bounds, no symlink and no submodule ever written, removed by remove() and when it fails.
  */
 import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ObjectStore } from '../../../src/git/object-store.ts';
@@ -22,17 +23,23 @@ async function checkoutWith(repoDir: string, commit: string, limits = CHECKOUT_L
   }
 }
 
-/** The error checkoutWith threw, and that it left no janus-render- folder behind. */
+/** The error checkoutWith threw, and that it left nothing behind in a temporary folder of its own. */
 async function refusal(repoDir: string, commit: string, limits = CHECKOUT_LIMITS): Promise<RenderInputError> {
-  const tmp = dirname(repoDir);
-  const before = (await readdir(tmp)).filter((n) => n.startsWith('janus-render-'));
-  const error = await checkoutWith(repoDir, commit, limits).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RenderInputError);
-  expect((await readdir(tmp)).filter((n) => n.startsWith('janus-render-'))).toEqual(before);
-  return error as RenderInputError;
+  const tmp = await mkdtemp(join(tmpdir(), 'janus-checkout-tmp-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    const error = await checkoutWith(repoDir, commit, limits).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RenderInputError);
+    expect(await readdir(tmp)).toEqual([]);
+    return error as RenderInputError;
+  } finally {
+    process.env.TMPDIR = saved;
+    await rm(tmp, { recursive: true, force: true });
+  }
 }
 
 describe('the checkout of a commit', () => {
