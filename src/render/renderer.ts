@@ -101,9 +101,9 @@ export class Renderer {
         failure: {
           tool: 'janus',
           bound: 'input',
-          file: error.file,
+          file: error.file === undefined ? undefined : boundedMessage(error.file),
           line: error.line,
-          message: error.message,
+          message: boundedMessage(error.message),
         },
       };
     }
