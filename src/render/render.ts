@@ -59,7 +59,7 @@ export async function renderCheckout(
       if (problem) return refused(problem);
       const outcome = await runSandboxed({
         program,
-        args: ['build', path === '' ? '.' : `./${path}`, '--load-restrictor', 'LoadRestrictionsRootOnly'],
+        args: kustomizeArguments(path),
         cwd: checkout.root,
         home: checkout.home,
         limits: context.limits,
@@ -96,6 +96,14 @@ export async function renderCheckout(
       return objectsOf('helm', outcome.stdout, method.hooks);
     }
   }
+}
+
+/**
+ * `kustomize build` with the load restrictor at RootOnly, and never --enable-alpha-plugins,
+ * --enable-exec, --enable-helm or --network.
+ */
+export function kustomizeArguments(path: string): string[] {
+  return ['build', path === '' ? '.' : `./${path}`, '--load-restrictor', 'LoadRestrictionsRootOnly'];
 }
 
 /**
