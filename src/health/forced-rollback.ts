@@ -8,7 +8,8 @@
  *   template is reverted; the pods it already ran with the bad configuration must be deleted, and
  *   the controller recreates them from the restored template. The same deletion finishes the
  *   rollback with a partition or OnDelete (a missing pod is created at the update revision, which
- *   is then the restored one). Only pods the set controls, of the revision the change rolled out
+ *   is then the restored one). Only the set's members (controlled by it and named for one of its
+ *   ordinals: statefulSetMembers), of the revision the change rolled out
  *   (not the restored one), and not Ready are deleted, unless the controller replaces them itself
  *   (Parallel with RollingUpdate, at or above the partition). A stuck pod of a revision it cannot call
  *   its own is never deleted; if the controller will not replace it, a human is told at once.
@@ -18,7 +19,7 @@
  */
 import type { KubeObject } from '../kube/resources.ts';
 import { assessment, describeObject, type HealthAssessment, numberAt, stringAt } from './fields.ts';
-import { assessPod, containerFailure, controlledBy } from './pods.ts';
+import { assessPod, containerFailure, controlledBy, memberOrdinal, statefulSetMembers } from './pods.ts';
 
 export interface StuckPod {
   pod: KubeObject;
@@ -60,7 +61,7 @@ function statefulSetStep(
   // Its controller has made the restored template the update revision: never delete those pods.
   const restored = stringAt(sts, 'status', 'updateRevision');
   if (!restored || restored === badRevision) return NONE;
-  const stuck = controlledBy(sts, pods)
+  const stuck = statefulSetMembers(sts, pods)
     .filter((p) => badRevision && p.metadata.labels?.['controller-revision-hash'] === badRevision)
     .filter((p) => !p.metadata.deletionTimestamp && !replacesItself(sts, p))
     .flatMap((pod) => {
@@ -81,9 +82,9 @@ function statefulSetStep(
 function replacesItself(sts: KubeObject, pod: KubeObject): boolean {
   if (stringAt(sts, 'spec', 'podManagementPolicy') !== 'Parallel') return false;
   if (stringAt(sts, 'spec', 'updateStrategy', 'type') === 'OnDelete') return false;
-  const ordinal = Number(/-(\d+)$/.exec(pod.metadata.name)?.[1] ?? Number.NaN);
+  const ordinal = memberOrdinal(sts.metadata.name, pod.metadata.name);
   const partition = numberAt(sts, 'spec', 'updateStrategy', 'rollingUpdate', 'partition') ?? 0;
-  return Number.isInteger(ordinal) && ordinal >= partition;
+  return ordinal !== undefined && ordinal >= partition;
 }
 
 /**
@@ -101,7 +102,7 @@ function unknownRevisionStuck(
   const onDelete = stringAt(sts, 'spec', 'updateStrategy', 'type') === 'OnDelete';
   if (parallel && !onDelete) return NONE;
   const current = stringAt(sts, 'status', 'currentRevision');
-  const stuck = controlledBy(sts, pods).filter((p) => {
+  const stuck = statefulSetMembers(sts, pods).filter((p) => {
     const revision = p.metadata.labels?.['controller-revision-hash'];
     return (
       !p.metadata.deletionTimestamp &&

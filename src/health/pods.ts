@@ -10,6 +10,7 @@ import {
   describeObject,
   type HealthAssessment,
   isTrue,
+  numberAt,
   said,
   stringAt,
 } from './fields.ts';
@@ -122,6 +123,32 @@ export function controlledBy(owner: KubeObject, objects: readonly KubeObject[]):
   const uid = owner.metadata.uid;
   if (!uid) return [];
   return objects.filter((o) => o.metadata.ownerReferences?.find((r) => r.controller)?.uid === uid);
+}
+
+/**
+ * The pods of a StatefulSet that may be its members: controlled by it (controlledBy) and named
+ * `<set>-<ordinal>` with an ordinal it has now (spec.ordinals.start up to replicas of them). A
+ * controller reference is no proof by itself: whoever may create pods in the namespace can write
+ * one naming the set's uid (readable with `get`), and the set's own controller then takes the
+ * pod for a member beyond its replicas, waiting to remove it until its own pods are available.
+ * A pod by the name of one of its ordinals cannot be created while the set's own pod holds the
+ * name; the set's controller deletes such a pod only to replace it, a moment later.
+ */
+export function statefulSetMembers(sts: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
+  const name = sts.metadata.name;
+  const start = numberAt(sts, 'spec', 'ordinals', 'start') ?? 0;
+  const replicas = numberAt(sts, 'spec', 'replicas') ?? 1;
+  return controlledBy(sts, pods).filter((pod) => {
+    const ordinal = memberOrdinal(name, pod.metadata.name);
+    return ordinal !== undefined && ordinal >= start && ordinal < start + replicas;
+  });
+}
+
+/** N of a pod named `<set>-N` (N in decimal, no leading zero, as the set's controller names them). */
+export function memberOrdinal(setName: string, podName: string): number | undefined {
+  if (!podName.startsWith(`${setName}-`)) return undefined;
+  const digits = podName.slice(setName.length + 1);
+  return /^(0|[1-9]\d{0,8})$/.test(digits) ? Number(digits) : undefined;
 }
 
 /**

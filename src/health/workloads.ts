@@ -15,7 +15,7 @@ import {
   said,
   stringAt,
 } from './fields.ts';
-import { controlledBy, failingPod, newestRevisionPods } from './pods.ts';
+import { controlledBy, failingPod, newestRevisionPods, statefulSetMembers } from './pods.ts';
 
 const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 
@@ -107,10 +107,10 @@ export function newDeploymentPods(obj: KubeObject, related: RelatedObjects): Kub
   return newestRevisionPods(owned, 'pod-template-hash');
 }
 
-/** The StatefulSet's pods of its update revision (or, before it reports one, the newest). */
+/** The StatefulSet's members of its update revision (or, before it reports one, the newest). */
 export function newStatefulSetPods(obj: KubeObject, related: RelatedObjects): KubeObject[] {
   const updateRevision = stringAt(obj, 'status', 'updateRevision');
-  const owned = controlledBy(obj, related.pods ?? []);
+  const owned = statefulSetMembers(obj, related.pods ?? []);
   return updateRevision
     ? owned.filter((p) => p.metadata.labels?.['controller-revision-hash'] === updateRevision)
     : newestRevisionPods(owned, 'controller-revision-hash');

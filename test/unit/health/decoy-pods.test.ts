@@ -110,6 +110,24 @@ describe('a decoy pod does not fail someone else’s gate', () => {
     });
   });
 
+  it('StatefulSet: a pod forging its controller reference by uid counts only under one of its ordinals', () => {
+    const forged = (name: string) =>
+      pod(name, stsLabels, { kind: 'StatefulSet', name: 'db', uid: 'uid-sts' });
+    // Beyond its replicas, or not named like a member at all: someone else's pod, whatever it claims.
+    for (const name of ['db-2', 'db-5', 'db-01', 'db-x', 'dbx-0', 'db-1-a', 'other-1']) {
+      expect(assessHealth(sts, { pods: [forged(name)] }), name).toMatchObject({
+        status: 'InProgress',
+        reason: 'ReplicasNotReady',
+      });
+    }
+    // Under an ordinal it has, the pod is what its own controller counts too (see statefulSetMembers).
+    expect(assessHealth(sts, { pods: [forged('db-1')] }).status).toBe('Failed');
+    // spec.ordinals.start moves the ordinals it has.
+    const fromTen = { ...sts, spec: { ...(sts.spec as object), ordinals: { start: 10 } } } as KubeObject;
+    expect(assessHealth(fromTen, { pods: [forged('db-1')] }).status).toBe('InProgress');
+    expect(assessHealth(fromTen, { pods: [forged('db-11')] }).status).toBe('Failed');
+  });
+
   it('Deployment: a bare pod with the new ReplicaSet’s hash does not count', () => {
     const verdict = assessHealth(deploy, { pods: [pod('decoy', webLabels)], replicaSets: [newRs] });
     expect(verdict.status).toBe('InProgress');
