@@ -162,6 +162,21 @@ export const SETTINGS_FLAG = {
   },
 } as const satisfies Flags;
 
+/**
+ * --sops-kinds: the kinds besides Secret SOPS content may be applied to. Given to the controller
+ * (which refuses the rest before decrypting) and to janus validate and plan (which refuse such a
+ * change file offline), so CI reaches the cluster's verdict.
+ */
+export const SOPS_KINDS_FLAG = {
+  'sops-kinds': {
+    type: 'string',
+    env: 'JANUS_SOPS_KINDS',
+    placeholder: 'Kind.group,Kind',
+    description:
+      "kinds besides Secret that SOPS-encrypted change files may create or replace, comma-separated, Kind (core) or Kind.group; unset or empty: Secrets only. Never a kind the built-in view role reads; the controller also refuses one the cluster's aggregated view ClusterRole reads",
+  },
+} as const satisfies Flags;
+
 export const TRANSACTION_DIRECTORY_FLAGS = {
   root: {
     type: 'string',
@@ -192,6 +207,7 @@ export const TRANSACTION_DIRECTORY_FLAGS = {
     description:
       'ServiceAccounts the repository may run transactions as, comma-separated: name (that name in every allowed namespace) or namespace/name; unset or empty: none, so every directory is refused. No wildcard',
   },
+  ...SOPS_KINDS_FLAG,
 } as const satisfies Flags;
 
 /**
@@ -214,6 +230,7 @@ export function policyFromFlags(
     'default-namespace': string;
     'allowed-namespaces': string | undefined;
     'allowed-service-accounts': string | undefined;
+    'sops-kinds': string | undefined;
   },
   controllerNamespace: string,
 ): RepositoryPolicy {
@@ -222,6 +239,7 @@ export function policyFromFlags(
       defaultNamespace: values['default-namespace'],
       allowedNamespaces: values['allowed-namespaces'],
       allowedServiceAccounts: values['allowed-service-accounts'],
+      sopsKinds: values['sops-kinds'],
       controllerNamespace,
     });
   } catch (e) {

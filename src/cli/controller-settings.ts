@@ -10,6 +10,7 @@ import {
   parseAllowedAddresses,
 } from '../analysis/index.ts';
 import { DNS_LABEL } from '../api/v1alpha1/patterns.ts';
+import { parseSopsKinds, SopsKindsError } from '../changes/sops-kinds.ts';
 import { leaderElectionId } from '../controller/installation.ts';
 import { createLogger, isLogLevel, type Logger } from '../log/index.ts';
 import { controllerNamespace } from '../manager/controller-namespace.ts';
@@ -17,7 +18,15 @@ import type { ManagerOptions, RetentionSettings } from '../manager/options.ts';
 import { DEFAULT_RETENTION } from '../retention/select.ts';
 import { type LeaderTimings, leaderTimingsProblem } from '../runtime/leader-election.ts';
 import { VERSION } from '../version.ts';
-import { durationFlag, KUBE_FLAGS, LOG_FLAGS, positiveInt, UsageError, type Values } from './command.ts';
+import {
+  durationFlag,
+  KUBE_FLAGS,
+  LOG_FLAGS,
+  positiveInt,
+  SOPS_KINDS_FLAG,
+  UsageError,
+  type Values,
+} from './command.ts';
 import { INSTANCE_FLAG, instanceFlag } from './instance-flag.ts';
 import { OPS_FLAGS, parseBindAddress } from './ops-flags.ts';
 
@@ -47,6 +56,7 @@ export const CONTROLLER_FLAGS = {
     description:
       'addresses metric analysis checks may make the controller query, comma-separated prefixes scheme://host[:port][/path] (matched on the parsed URL; a path on a segment boundary); unset or empty: none, so every check is refused. No wildcard',
   },
+  ...SOPS_KINDS_FLAG,
   'analysis-template-namespaces': {
     type: 'string',
     env: 'JANUS_ANALYSIS_TEMPLATE_NAMESPACES',
@@ -183,6 +193,16 @@ export function analysisPolicy(
   return { allowedAddresses, templateNamespaces: [...new Set([controllerNamespace, ...listed])] };
 }
 
+/** --sops-kinds, checked: an entry that cannot be allowed is a usage error naming the flag. */
+export function sopsKinds(value: string | undefined): string[] {
+  try {
+    return parseSopsKinds(value);
+  } catch (e) {
+    if (e instanceof SopsKindsError) throw new UsageError(`--sops-kinds: ${e.message}`);
+    throw e;
+  }
+}
+
 /** The retention policy from the flags; undefined when pruning is off. */
 export function retentionPolicy(values: {
   prune: boolean;
@@ -263,6 +283,7 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
     opsAddress,
     controllerNamespace: namespace,
     analysis: analysisPolicy(values, namespace),
+    sopsKinds: sopsKinds(values['sops-kinds']),
     notificationsConfig: values['notifications-config'] || undefined,
     watchNamespace: values.namespace,
     instance,

@@ -29,6 +29,7 @@ import { resolveTarget, serviceAccountUser } from '../saga/targets.ts';
 import type { HealthReader } from './health-watch.ts';
 import type { HeldLocks } from './held-locks.ts';
 import type { ServiceAccounts } from './service-accounts.ts';
+import type { ViewRole } from './view-role.ts';
 
 export interface SagaMetrics {
   transition(from: Phase, to: Phase): void;
@@ -71,6 +72,10 @@ export interface SagaDeps {
   controllerNamespace: string;
   /** What a Transaction's metric analysis may query and read (the platform team's settings). */
   analysis: AnalysisPolicy;
+  /** Kinds besides Secret SOPS content may be applied to (--sops-kinds, src/changes/sops-kinds.ts). */
+  sopsKinds: readonly string[];
+  /** The cluster's live `view` ClusterRole: no SOPS content is applied to a kind it reads. */
+  viewRole: ViewRole;
   serviceAccounts: ServiceAccounts;
   heldLocks: HeldLocks;
   /** What the health gate sees of the targets. */

@@ -37,6 +37,7 @@ import { transactionSelector } from './installation.ts';
 import { measurementRunner } from './measurements.ts';
 import { Reconciler } from './reconciler.ts';
 import { ServiceAccounts } from './service-accounts.ts';
+import { ViewRole } from './view-role.ts';
 import { WriteHistory } from './write-history.ts';
 
 export interface ControllerMetrics extends SagaMetrics {
@@ -60,6 +61,8 @@ export interface ControllerOptions {
    * Transaction's own namespace and the controller's.
    */
   analysis?: AnalysisPolicy | undefined;
+  /** Kinds besides Secret SOPS content may be applied to (--sops-kinds); none when undefined. */
+  sopsKinds?: readonly string[] | undefined;
   /** Transactions reconciled at once. */
   concurrency: number;
   log: Logger;
@@ -117,9 +120,10 @@ export class TransactionController {
       metrics: opts.metrics?.measurements,
       logger: opts.log,
     });
+    const objects = new Objects(opts.client, this.#discovery);
     const deps: SagaDeps = {
       client: opts.client,
-      objects: new Objects(opts.client, this.#discovery),
+      objects,
       locks,
       store: new RollbackStore(opts.client),
       events: new EventRecorder(opts.client, {
@@ -132,6 +136,8 @@ export class TransactionController {
       now,
       controllerNamespace: opts.controllerNamespace,
       analysis: opts.analysis ?? { allowedAddresses: [], templateNamespaces: [opts.controllerNamespace] },
+      sopsKinds: opts.sopsKinds ?? [],
+      viewRole: new ViewRole(objects, now),
       serviceAccounts: new ServiceAccounts(opts.client, now),
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       health: this.#health,

@@ -14,7 +14,13 @@ import type { LocatedChange } from './located-change.ts';
 import { parseSopsChangeFile } from './sops-change-file.ts';
 import { checkTarget, MANIFEST_TARGET_PATHS } from './target.ts';
 
-export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnostic[]): LocatedChange[] {
+/** `sopsKinds`: the kinds besides Secret a SOPS-encrypted file may target (the repository's policy). */
+export function parseChangeFile(
+  file: LoadedFile,
+  type: ChangeType,
+  sopsKinds: readonly string[],
+  out: Diagnostic[],
+): LocatedChange[] {
   const parsed = parseYamlFile(file.path, file.text);
   out.push(...parsed.diagnostics);
   if (parsed.documents.length === 0 && parsed.diagnostics.length === 0) {
@@ -25,7 +31,7 @@ export function parseChangeFile(file: LoadedFile, type: ChangeType, out: Diagnos
     });
   }
   if (isSopsFile(file, parsed)) {
-    return parseSopsChangeFile(file, type, parsed, out);
+    return parseSopsChangeFile(file, type, parsed, sopsKinds, out);
   }
   const changes: LocatedChange[] = [];
   for (const document of parsed.documents) {

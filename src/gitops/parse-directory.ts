@@ -81,7 +81,8 @@ export function parseLoadedDirectory(
   let rollback: RollbackRequest | undefined;
   for (const file of dir.files) {
     if (file.role.role === 'transaction') transactionFile = parseTransactionFile(file, dir.name, diagnostics);
-    else if (file.role.role === 'change') changes.push(...parseChangeFile(file, file.role.type, diagnostics));
+    else if (file.role.role === 'change')
+      changes.push(...parseChangeFile(file, file.role.type, options.policy.sopsKinds, diagnostics));
     else rollback = { reason: file.text.trim(), file: file.path };
   }
   const { policy } = options;

@@ -5,6 +5,7 @@
  * allowed, whatever the configuration says. `janus run`, `janus validate` and `janus plan` build
  * the policy from the same flags, so pull-request CI reaches the verdict the cluster will.
  */
+import { parseSopsKinds, SopsKindsError, sopsKindNames } from '../changes/sops-kinds.ts';
 import { dnsLabelProblem, dnsSubdomainProblem } from './names.ts';
 
 /** The controller's namespace when nothing else says which it is. */
@@ -15,6 +16,7 @@ export const POLICY_SETTINGS = {
   defaultNamespace: { flag: '--default-namespace', env: 'JANUS_DEFAULT_NAMESPACE' },
   namespaces: { flag: '--allowed-namespaces', env: 'JANUS_ALLOWED_NAMESPACES' },
   serviceAccounts: { flag: '--allowed-service-accounts', env: 'JANUS_ALLOWED_SERVICE_ACCOUNTS' },
+  sopsKinds: { flag: '--sops-kinds', env: 'JANUS_SOPS_KINDS' },
 } as const;
 
 export type PolicySetting = keyof typeof POLICY_SETTINGS;
@@ -35,6 +37,8 @@ export interface RepositoryPolicy {
   readonly serviceAccounts: readonly ServiceAccountGrant[];
   /** Never usable, whatever the lists say; neither is any kube-* namespace. */
   readonly controllerNamespace: string;
+  /** Kinds besides Secret a SOPS-encrypted change file may target ("group/Kind"; src/changes/sops-kinds.ts). */
+  readonly sopsKinds: readonly string[];
 }
 
 /** The policy as configured: lists as comma-separated text (a flag) or as arrays. */
@@ -46,6 +50,8 @@ export interface PolicySettings {
   allowedServiceAccounts?: string | readonly string[] | undefined;
   /** Default janus-system. */
   controllerNamespace?: string | undefined;
+  /** `Kind` or `Kind.group` entries; unset or empty: Secrets only. */
+  sopsKinds?: string | readonly string[] | undefined;
 }
 
 /** A configuration the policy refuses; the message names the flag and its environment variable. */
@@ -70,7 +76,14 @@ export function repositoryPolicy(settings: PolicySettings): RepositoryPolicy {
   const grants = unique(entries(settings.allowedServiceAccounts)).map((entry) =>
     checkGrant(entry, namespaces, controllerNamespace),
   );
-  return { defaultNamespace, namespaces, serviceAccounts: grants, controllerNamespace };
+  let sopsKinds: string[];
+  try {
+    sopsKinds = parseSopsKinds(settings.sopsKinds);
+  } catch (e) {
+    if (e instanceof SopsKindsError) throw new PolicyError('sopsKinds', e.message);
+    throw e;
+  }
+  return { defaultNamespace, namespaces, serviceAccounts: grants, controllerNamespace, sopsKinds };
 }
 
 /** Why no repository may ever use `namespace` ("is …"), or undefined. */
@@ -138,12 +151,14 @@ export function describePolicy(policy: RepositoryPolicy): {
   namespaces: string[];
   serviceAccounts: string[];
   controllerNamespace: string;
+  sopsKinds: string[];
 } {
   return {
     defaultNamespace: policy.defaultNamespace,
     namespaces: [...policy.namespaces],
     serviceAccounts: policy.serviceAccounts.map(formatGrant),
     controllerNamespace: policy.controllerNamespace,
+    sopsKinds: sopsKindNames(policy.sopsKinds),
   };
 }
 

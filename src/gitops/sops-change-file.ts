@@ -5,7 +5,7 @@
  * here decrypts: the controller does, when it applies the change (src/changes/sops-content.ts).
  */
 import type { ChangeType } from '../api/v1alpha1/index.ts';
-import { VIEW_READABLE_KINDS } from '../rollback-store/view-readable.ts';
+import { sopsKindRefusal } from '../changes/sops-kinds.ts';
 import { SopsError } from '../sops/sops-error.ts';
 import { checkSopsStructure } from '../sops/structure.ts';
 import type { Diagnostic } from '../yaml/diagnostic.ts';
@@ -14,13 +14,13 @@ import { checkContent } from './change-fields.ts';
 import { FieldReporter, isFields } from './fields.ts';
 import type { LoadedFile } from './load-directory.ts';
 import type { LocatedChange } from './located-change.ts';
-import { groupOf } from './names.ts';
 import { checkTarget, MANIFEST_TARGET_PATHS } from './target.ts';
 
 export function parseSopsChangeFile(
   file: LoadedFile,
   type: ChangeType,
   parsed: ParsedYaml,
+  sopsKinds: readonly string[],
   out: Diagnostic[],
 ): LocatedChange[] {
   const problem = (message: string): LocatedChange[] => {
@@ -54,12 +54,11 @@ export function parseSopsChangeFile(
   const metadata = isFields(rest.metadata) ? rest.metadata : undefined;
   const target = checkTarget(r, { top: rest, meta: metadata }, MANIFEST_TARGET_PATHS);
   if (!target) return [];
-  if (VIEW_READABLE_KINDS.has(`${groupOf(target.apiVersion)}/${target.kind}`)) {
-    r.report(
-      'invalid-sops',
-      ['kind'],
-      `a ${target.kind} is readable by everyone the built-in view role lets read the namespace, so its decrypted content would be in clear to them: encrypt Secrets (or kinds view cannot read), and reference them`,
-    );
+  // Decrypted, the content is in clear for whoever reads the target: a Secret, or a kind the
+  // platform team allowed knowing who reads it (the controller also asks the live view role).
+  const kindRefusal = sopsKindRefusal(target.apiVersion, target.kind, sopsKinds);
+  if (kindRefusal) {
+    r.report('invalid-sops', ['kind'], kindRefusal);
     return [];
   }
   // The identity was read in clear; what the manifest holds beyond it stays encrypted until applied.

@@ -118,6 +118,7 @@ async function startTerm(
     instance: o.instance,
     concurrency: o.concurrency,
     analysis: o.analysis,
+    sopsKinds: o.sopsKinds,
     analysisTimeoutMs: o.analysisTimeoutMs,
     metrics,
     log: o.log,

@@ -43,6 +43,8 @@ export interface ManagerOptions {
   watchNamespace: string | undefined;
   /** What metric analysis may query (addresses) and read (template namespaces). */
   analysis: AnalysisPolicy;
+  /** Kinds besides Secret SOPS content may be applied to (--sops-kinds); checked. */
+  sopsKinds: readonly string[];
   /** The notification settings file (src/notify/config.ts); undefined: no notifications. */
   notificationsConfig?: string | undefined;
   /** This installation's instance (src/controller/installation.ts); undefined: the default one. */

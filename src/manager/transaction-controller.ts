@@ -1,5 +1,7 @@
 /** The saga controller as a runnable of the leader: started when a term begins. */
+
 import type { AnalysisPolicy } from '../analysis/index.ts';
+import { sopsKindNames } from '../changes/sops-kinds.ts';
 import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
 import { transactionSelector } from '../controller/installation.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -34,6 +36,8 @@ export function startTransactionController(opts: {
   concurrency: number;
   /** What metric analysis may query and read. */
   analysis: AnalysisPolicy;
+  /** Kinds besides Secret SOPS content may be applied to. */
+  sopsKinds: readonly string[];
   /** One metric analysis measurement's request timeout; the analysis default when undefined. */
   analysisTimeoutMs?: number | undefined;
   metrics: Metrics;
@@ -55,6 +59,7 @@ export function startTransactionController(opts: {
       retention: opts.retention?.policy ?? 'off',
       analysisAllowedAddresses: opts.analysis.allowedAddresses.map((a) => a.text),
       analysisTemplateNamespaces: opts.analysis.templateNamespaces,
+      sopsKinds: sopsKindNames(opts.sopsKinds),
     },
     'controller started',
   );

@@ -51,3 +51,27 @@ export function viewMayRead(apiVersion: string, kind: string): boolean {
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   return VIEW_READABLE_KINDS.has(`${group}/${kind}`);
 }
+
+/** A rule of a ClusterRole (rbac.authorization.k8s.io/v1 PolicyRule), as far as reads go. */
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+  resourceNames?: string[];
+}
+
+const READ_VERBS = ['get', 'list', 'watch', '*'];
+
+/**
+ * Whether these rules (a live ClusterRole's, aggregation included) let their holder read
+ * objects of `resource` in `group`. As RBAC matches, with `*` for any group, resource or verb;
+ * a rule narrowed to some names counts too (a named object can be the one being written).
+ */
+export function rulesMayRead(rules: readonly PolicyRule[], group: string, resource: string): boolean {
+  return rules.some(
+    (rule) =>
+      (rule.apiGroups ?? []).some((g) => g === '*' || g === group) &&
+      (rule.resources ?? []).some((r) => r === '*' || r === resource) &&
+      (rule.verbs ?? []).some((v) => READ_VERBS.includes(v)),
+  );
+}

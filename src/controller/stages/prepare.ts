@@ -15,10 +15,14 @@ import { fieldManager, sourceManagerOf } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { holdLocks, releaseLocks } from '../locking.ts';
 import { notGranted, type Refusal } from '../service-accounts.ts';
+import { sopsRefusal } from '../view-role.ts';
 import { isPastDeadline, lockWait, type StageResult, waitInPhase } from './outcomes.ts';
 
 /** A Transaction's analysis names an address or a template namespace the settings do not allow. */
 export const ANALYSIS_NOT_ALLOWED = 'AnalysisNotAllowed';
+
+/** A change's SOPS content would be in clear to more readers than its Secret (src/controller/view-role.ts). */
+export const SOPS_NOT_ALLOWED = 'SopsNotAllowed';
 
 /** Reads and dry runs are independent: a few at a time, for latency, without flooding the server. */
 const PARALLEL_READS = 8;
@@ -34,6 +38,14 @@ export async function prepare(run: SagaRun): Promise<StageResult> {
   // could only be refused in the bake window would cost a commit and a rollback.
   const analysisRefused = analysisRefusal(txn.spec.health?.analysis ?? [], namespace, deps.analysis);
   if (analysisRefused) return fail(run, { reason: ANALYSIS_NOT_ALLOWED, message: analysisRefused });
+  // Before anything is decrypted: a kind whose readers would see the decrypted content in clear.
+  const sopsRefused = await sopsRefusal(
+    run.items,
+    deps.sopsKinds,
+    deps.viewRole,
+    async (apiVersion, kind) => (await deps.objects.discovery.mapping(apiVersion, kind)).resource,
+  );
+  if (sopsRefused) return fail(run, { reason: SOPS_NOT_ALLOWED, message: sopsRefused });
 
   // Authorization before locks: a transaction whose ServiceAccount may not make its changes
   // never holds (or squats) anyone's lock. A transaction waiting for a lock is not dry-run again.

@@ -4,9 +4,10 @@
  * same ones offline). Encrypted with the real sops.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSopsKinds } from '../../../src/changes/sops-kinds.ts';
 import { memoryReader, parseTransactionDirectory } from '../../../src/gitops/index.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
-import { at, diagnose, header, OPTIONS } from '../../unit/gitops/diagnose.ts';
+import { at, diagnose, header, OPTIONS, parseFiles } from '../../unit/gitops/diagnose.ts';
 
 const SECRET =
   'apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: s3cret-value\n';
@@ -41,7 +42,23 @@ describe('SOPS-encrypted change files', () => {
       '10-cfg.update.yaml': encrypt(SECRET.replace('kind: Secret', 'kind: ConfigMap')),
     });
     expect(diagnostics).toEqual([at('10-cfg.update.yaml', { code: 'invalid-sops', field: 'kind' })]);
-    expect(diagnostics[0]?.message).toContain('view role');
+    expect(diagnostics[0]?.message).toContain('only to Secrets and the kinds the platform team allows');
+  });
+
+  it('target a kind other than Secret only when the policy allows it (--sops-kinds)', async () => {
+    const vault = encrypt(
+      'apiVersion: vault.example.com/v1\nkind: Vault\nmetadata:\n  name: v\nspec:\n  password: s3cret-value\n',
+      ['--encrypted-regex', '^spec$'],
+    );
+    const files = { 'transaction.yaml': header(), '10-vault.create.sops.yaml': vault };
+    const refused = await diagnose(files);
+    expect(refused).toEqual([at('10-vault.create.sops.yaml', { code: 'invalid-sops', field: 'kind' })]);
+    expect(refused[0]?.message).toContain(
+      '(--sops-kinds, JANUS_SOPS_KINDS: no other kind), not to a Vault.vault.example.com',
+    );
+    const allowed = { policy: { ...OPTIONS.policy, sopsKinds: parseSopsKinds('Vault.vault.example.com') } };
+    const result = await parseFiles(files, allowed);
+    expect(result.ok).toBe(true);
   });
 
   it('refuse a Patch, an encrypted identity, a value in clear and a file without sops metadata', async () => {

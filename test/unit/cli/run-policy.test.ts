@@ -27,6 +27,7 @@ describe('janus run: the repository policy', () => {
       namespaces: ['default'],
       serviceAccounts: [],
       controllerNamespace: 'janus-system',
+      sopsKinds: [],
     });
     // The empty values manifests/settings.yaml ships are the same as unset.
     expect(settings([], { JANUS_ALLOWED_NAMESPACES: '', JANUS_ALLOWED_SERVICE_ACCOUNTS: '' }).policy).toEqual(

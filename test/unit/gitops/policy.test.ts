@@ -33,6 +33,7 @@ describe('repositoryPolicy: what is configured', () => {
         namespaces: ['shop'],
         serviceAccounts: [],
         controllerNamespace: 'janus-system',
+        sopsKinds: [],
       });
     }
   });
@@ -48,6 +49,7 @@ describe('repositoryPolicy: what is configured', () => {
       namespaces: ['shop', 'payments'],
       serviceAccounts: ['deployer', 'payments/ci'],
       controllerNamespace: 'janus-system',
+      sopsKinds: ['Secret'],
     });
     expect(policy.serviceAccounts).toEqual([{ name: 'deployer' }, { namespace: 'payments', name: 'ci' }]);
     expect(

@@ -19,6 +19,7 @@ import { measurementRunner } from '../../../../src/controller/measurements.ts';
 import { ServiceAccounts } from '../../../../src/controller/service-accounts.ts';
 import type { StageOutcome, StageResult } from '../../../../src/controller/stages/outcomes.ts';
 import { verify } from '../../../../src/controller/stages/verify.ts';
+import { ViewRole } from '../../../../src/controller/view-role.ts';
 import { CORE_MAPPINGS, Discovery, type KubeObject, Objects } from '../../../../src/kube/resources.ts';
 import { LeaseLocks } from '../../../../src/locks/lease-locks.ts';
 import { microTime } from '../../../../src/locks/lease-name.ts';
@@ -76,9 +77,10 @@ export function sagaWorld(): SagaWorld {
       ),
     release: (waiter) => released.push(waiter),
   };
+  const objects = new Objects(client, discovery);
   const deps: SagaDeps = {
     client,
-    objects: new Objects(client, discovery),
+    objects,
     locks,
     store: new RollbackStore(client),
     events: {
@@ -91,6 +93,8 @@ export function sagaWorld(): SagaWorld {
     now,
     controllerNamespace: 'janus-system',
     analysis: { allowedAddresses: [], templateNamespaces: ['janus-system'] },
+    sopsKinds: [],
+    viewRole: new ViewRole(objects, now),
     serviceAccounts: new ServiceAccounts(client, now),
     heldLocks: new HeldLocks({ locks, now, log: silentLogger() }),
     health,
