@@ -9,13 +9,21 @@
  * decoded), the port with its default made explicit, and the path as decoded segments, dot
  * segments resolved, a prefix on a segment boundary. An encoded slash or backslash in a path is
  * refused outright: a server may decode it into a path outside the prefix. A trailing dot is
- * another name (resolved without search domains), so it must be listed as such. Pure.
+ * another name (resolved without search domains), so it must be listed as such.
+ *
+ * An entry may be for some namespaces only, `<namespace glob>=<prefix>` (`team-a=http://prom-a:9090`,
+ * `team-b-*=http://prom-b:9090`): a check of a Transaction in another namespace may not query it,
+ * so team A cannot make the controller query team B's metrics proxy. An entry without a glob is
+ * for every namespace, as every entry was before. Pure.
  */
+import { globMatches, isNamespaceGlob } from '../text/glob.ts';
 
 /** One entry of the list, parsed. */
 export interface AllowedAddress {
-  /** As the platform team wrote it, for messages. */
+  /** As the platform team wrote it, for messages (without its namespace glob). */
   readonly text: string;
+  /** The namespaces whose checks may query it (a glob); undefined: every namespace. */
+  readonly namespaces?: string | undefined;
   readonly scheme: 'http:' | 'https:';
   /** Lowercased; an IPv6 address in brackets, canonical. */
   readonly host: string;
@@ -40,7 +48,16 @@ export function parseAllowedAddresses(list: string | undefined): AllowedAddress[
     .map(parseAllowedAddress);
 }
 
-function parseAllowedAddress(text: string): AllowedAddress {
+function parseAllowedAddress(entry: string): AllowedAddress {
+  // A URL's scheme has a ":" before any "=", a glob none: "team-a=http://…" is for team-a.
+  const scoped = /^([a-z0-9*?-]+)=(.*)$/.exec(entry);
+  const text = scoped ? (scoped[2] ?? '').trim() : entry;
+  const namespaces = scoped?.[1];
+  if (namespaces !== undefined && !isNamespaceGlob(namespaces)) {
+    throw new AllowedAddressError(
+      `${JSON.stringify(entry)}: ${JSON.stringify(namespaces)} is not a namespace or a glob of namespaces (letters, digits, "-", "*" and "?")`,
+    );
+  }
   const refuse = (why: string) =>
     new AllowedAddressError(
       `${JSON.stringify(text)} is not an address prefix scheme://host[:port][/path]: ${why}`,
@@ -57,11 +74,24 @@ function parseAllowedAddress(text: string): AllowedAddress {
   if (url.hostname.includes('*')) throw refuse('no wildcard: list each host');
   const address = normalized(url);
   if (!address) throw refuse('only http and https, a host, and a path without encoded "/" or "\\"');
-  return { text, ...address };
+  return { text, ...(namespaces !== undefined && { namespaces }), ...address };
 }
 
-/** Whether `url` is under one of the allowed prefixes. Anything unparsable is not. */
-export function isAllowedAddress(url: string, allowed: readonly AllowedAddress[]): boolean {
+/** The entries a check of a Transaction in `namespace` may query. */
+export function allowedFor(allowed: readonly AllowedAddress[], namespace: string): AllowedAddress[] {
+  return allowed.filter((a) => a.namespaces === undefined || globMatches(a.namespaces, namespace));
+}
+
+/**
+ * Whether a check of a Transaction in `namespace` may query `url`: under one of the prefixes
+ * allowed for that namespace (allowedFor). Anything unparsable is not.
+ */
+export function isAllowedAddress(
+  url: string,
+  allowed: readonly AllowedAddress[],
+  namespace: string,
+): boolean {
+  const mine = allowedFor(allowed, namespace);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -70,7 +100,7 @@ export function isAllowedAddress(url: string, allowed: readonly AllowedAddress[]
   }
   if (parsed.username || parsed.password) return false;
   const address = normalized(parsed);
-  return address !== undefined && allowed.some((prefix) => isUnder(address, prefix));
+  return address !== undefined && mine.some((prefix) => isUnder(address, prefix));
 }
 
 type Normalized = Omit<AllowedAddress, 'text'>;

@@ -15,9 +15,11 @@ export type { Measurement, MeasurementPhase } from './measurement.ts';
 export {
   ALLOWED_ADDRESSES_SETTING,
   type AnalysisPolicy,
+  type AnalysisTimeouts,
   analysisRefusal,
   checkAddressRefusal,
   TEMPLATE_NAMESPACES_SETTING,
+  timeoutFor,
 } from './policy.ts';
 export { queryPrometheus } from './prometheus-client.ts';
 export { resolveChecks } from './template-reader.ts';

@@ -30,7 +30,7 @@ export async function measure(check: AnalysisCheck, ctx: MeasureContext): Promis
   const at = (ctx.now?.() ?? new Date()).toISOString();
   // The window refuses such a check before it measures (stages/analysis.ts); this is the last
   // line, so that no path to a request skips the allow-list.
-  const refusal = checkAddressRefusal(check, ctx.policy);
+  const refusal = checkAddressRefusal(check, ctx.policy, ctx.namespace);
   if (refusal) return { phase: 'Error', at, message: refusal };
   try {
     if (check.prometheus) {

@@ -6,8 +6,9 @@
  * names the address or template and the setting that decides it. Pure.
  */
 import type { AnalysisCheck, AnalysisRef } from '../api/v1alpha1/analysis.ts';
-import { type AllowedAddress, isAllowedAddress } from './allowed-addresses.ts';
-import { addressOf } from './http-get.ts';
+import { globMatches } from '../text/glob.ts';
+import { type AllowedAddress, allowedFor, isAllowedAddress } from './allowed-addresses.ts';
+import { addressOf, DEFAULT_REQUEST_TIMEOUT_MS } from './http-get.ts';
 import { queryUrl } from './prometheus-client.ts';
 import { templateName } from './templates.ts';
 
@@ -19,6 +20,27 @@ export interface AnalysisPolicy {
    * controller's namespace and those of --analysis-template-namespaces.
    */
   readonly templateNamespaces: readonly string[];
+  /** How long a namespace's measurement waits for its answer (--analysis-timeout); 10 s when undefined. */
+  readonly timeouts?: AnalysisTimeouts | undefined;
+}
+
+/**
+ * A measurement's request timeout per namespace (--analysis-timeout): Prometheus stops
+ * evaluating the query then too (its `timeout` parameter), and the measurement frees its slot, so
+ * a namespace given a short one costs Prometheus and the other namespaces' checks little.
+ */
+export interface AnalysisTimeouts {
+  /** For a namespace no entry names. */
+  readonly defaultMs: number;
+  /** `<namespace glob>=<duration>` entries in the order written: the first that matches is the namespace's. */
+  readonly namespaces: readonly { readonly glob: string; readonly ms: number }[];
+}
+
+/** The request timeout of a measurement of a Transaction in `namespace`. */
+export function timeoutFor(policy: AnalysisPolicy, namespace: string): number {
+  const timeouts = policy.timeouts;
+  if (!timeouts) return DEFAULT_REQUEST_TIMEOUT_MS;
+  return timeouts.namespaces.find((entry) => globMatches(entry.glob, namespace))?.ms ?? timeouts.defaultMs;
 }
 
 export const ALLOWED_ADDRESSES_SETTING = '--analysis-allowed-addresses, JANUS_ANALYSIS_ALLOWED_ADDRESSES';
@@ -34,8 +56,16 @@ export function requestUrlOf(check: AnalysisCheck): string | undefined {
   return check.http?.url;
 }
 
-/** Why the check may not be measured by this controller, or undefined when it may. */
-export function checkAddressRefusal(check: AnalysisCheck, policy: AnalysisPolicy): string | undefined {
+/**
+ * Why the check, of a Transaction in `namespace`, may not be measured by this controller, or
+ * undefined when it may. The refusal names only the addresses allowed for that namespace: those
+ * of other teams are theirs to know.
+ */
+export function checkAddressRefusal(
+  check: AnalysisCheck,
+  policy: AnalysisPolicy,
+  namespace: string,
+): string | undefined {
   const written = check.prometheus?.address ?? check.http?.url;
   if (written === undefined) return undefined;
   let url: string | undefined;
@@ -44,12 +74,12 @@ export function checkAddressRefusal(check: AnalysisCheck, policy: AnalysisPolicy
   } catch {
     url = undefined; // not a URL: refused below, like any address not allowed
   }
-  if (url !== undefined && isAllowedAddress(url, policy.allowedAddresses)) return undefined;
-  return `check "${check.name}": the controller does not query ${addressOf(written)}: it is not under an address the platform team allowed (${ALLOWED_ADDRESSES_SETTING}; ${allowedList(policy)})`;
+  if (url !== undefined && isAllowedAddress(url, policy.allowedAddresses, namespace)) return undefined;
+  return `check "${check.name}": the controller does not query ${addressOf(written)}: it is not under an address the platform team allowed for namespace "${namespace}" (${ALLOWED_ADDRESSES_SETTING}; ${allowedList(policy, namespace)})`;
 }
 
-function allowedList(policy: AnalysisPolicy): string {
-  const all = policy.allowedAddresses.map((a) => a.text);
+function allowedList(policy: AnalysisPolicy, namespace: string): string {
+  const all = allowedFor(policy.allowedAddresses, namespace).map((a) => a.text);
   if (all.length === 0) return 'none is allowed';
   const more = all.length - NAMED_IN_REFUSAL;
   return `allowed: ${all.slice(0, NAMED_IN_REFUSAL).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
@@ -80,7 +110,7 @@ export function analysisRefusal(
 ): string | undefined {
   for (const ref of refs) {
     const refusal = ref.check
-      ? checkAddressRefusal(ref.check, policy)
+      ? checkAddressRefusal(ref.check, policy, transactionNamespace)
       : templateNamespaceRefusal(ref, transactionNamespace, policy);
     if (refusal) return refusal;
   }

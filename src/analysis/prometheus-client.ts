@@ -21,6 +21,13 @@ interface ApiAnswer {
 }
 
 /**
+ * A check needs one number: Prometheus returns at most this many series of a query (its `limit`
+ * parameter), enough to tell one from more, so the answer to a query matching a million series
+ * is two series long.
+ */
+export const MAX_SERIES = 2;
+
+/**
  * The URL an instant query GETs: the API path under the address (its own path kept). What the
  * address allow-list judges (policy.ts), so what is judged is what is requested.
  */
@@ -29,6 +36,7 @@ export function queryUrl(address: string, query: string, timeoutMs: number | und
   url.searchParams.set('query', query);
   // Prometheus stops evaluating at this timeout too, so a heavy query does not run on unseen.
   url.searchParams.set('timeout', `${(timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) / 1000}s`);
+  url.searchParams.set('limit', String(MAX_SERIES));
   return url.toString();
 }
 
@@ -74,7 +82,7 @@ function oneNumber(data: ApiAnswer['data'], what: string): QueryValue {
     if (result.length === 0) return undefined;
     if (result.length > 1) {
       throw new AnalysisRequestError(
-        `${what} returned ${result.length} series; a check needs one number (aggregate it, e.g. with sum() or max())`,
+        `${what} returned more than one series; a check needs one number (aggregate it, e.g. with sum() or max())`,
       );
     }
     return sampleValue((result[0] as { value?: unknown }).value, what);

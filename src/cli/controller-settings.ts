@@ -7,6 +7,8 @@ import {
   type AllowedAddress,
   AllowedAddressError,
   type AnalysisPolicy,
+  type AnalysisTimeouts,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   parseAllowedAddresses,
 } from '../analysis/index.ts';
 import { DNS_LABEL } from '../api/v1alpha1/patterns.ts';
@@ -17,6 +19,7 @@ import { controllerNamespace } from '../manager/controller-namespace.ts';
 import type { ManagerOptions, RetentionSettings } from '../manager/options.ts';
 import { DEFAULT_RETENTION } from '../retention/select.ts';
 import { type LeaderTimings, leaderTimingsProblem } from '../runtime/leader-election.ts';
+import { isNamespaceGlob } from '../text/glob.ts';
 import { VERSION } from '../version.ts';
 import {
   durationFlag,
@@ -54,7 +57,7 @@ export const CONTROLLER_FLAGS = {
     env: 'JANUS_ANALYSIS_ALLOWED_ADDRESSES',
     placeholder: 'url,url',
     description:
-      'addresses metric analysis checks may make the controller query, comma-separated prefixes scheme://host[:port][/path] (matched on the parsed URL; a path on a segment boundary); unset or empty: none, so every check is refused. No wildcard',
+      'addresses metric analysis checks may make the controller query, comma-separated prefixes scheme://host[:port][/path] (matched on the parsed URL; a path on a segment boundary), each for every namespace or, written <namespace glob>=<prefix>, for those namespaces only; unset or empty: none, so every check is refused. No wildcard in an address',
   },
   ...SOPS_KINDS_FLAG,
   'analysis-template-namespaces': {
@@ -84,7 +87,7 @@ export const CONTROLLER_FLAGS = {
     default: '10s',
     placeholder: 'duration',
     description:
-      "how long one metric analysis measurement waits for Prometheus or a check's URL (1s to 10m); it runs off the reconcile workers",
+      "how long one metric analysis measurement waits for Prometheus (which stops evaluating then) or a check's URL, 1s to 10m, and <namespace glob>=<duration> entries for some namespaces (e.g. 10s,team-a=3s: the first matching entry is a namespace's); it runs off the reconcile workers",
   },
   prune: {
     type: 'boolean',
@@ -171,6 +174,7 @@ export function analysisPolicy(
   values: {
     'analysis-allowed-addresses': string | undefined;
     'analysis-template-namespaces': string | undefined;
+    'analysis-timeout': string;
   },
   controllerNamespace: string,
 ): AnalysisPolicy {
@@ -190,7 +194,11 @@ export function analysisPolicy(
   if (bad !== undefined) {
     throw new UsageError(`--analysis-template-namespaces: "${bad}" is not a namespace name`);
   }
-  return { allowedAddresses, templateNamespaces: [...new Set([controllerNamespace, ...listed])] };
+  return {
+    allowedAddresses,
+    templateNamespaces: [...new Set([controllerNamespace, ...listed])],
+    timeouts: analysisTimeouts(values['analysis-timeout']),
+  };
 }
 
 /** --sops-kinds, checked: an entry that cannot be allowed is a usage error naming the flag. */
@@ -250,13 +258,32 @@ export function leaderTimings(values: {
   return timings;
 }
 
-/** --analysis-timeout: a measurement holds its slot at most this long, so it is bounded. */
-export function analysisTimeout(value: string): number {
-  const ms = durationFlag(value, 'analysis-timeout');
-  if (ms < 1000 || ms > 600_000) {
-    throw new UsageError(`--analysis-timeout: must be from 1s to 10m, got "${value}"`);
+/**
+ * --analysis-timeout: `<duration>` for every namespace, and `<namespace glob>=<duration>` entries
+ * for some, comma-separated (`10s,team-a=3s`; the first entry matching a namespace is its). A
+ * measurement holds its slot at most this long, and Prometheus evaluates its query no longer.
+ */
+export function analysisTimeouts(value: string): AnalysisTimeouts {
+  let defaultMs = DEFAULT_REQUEST_TIMEOUT_MS;
+  const namespaces: { glob: string; ms: number }[] = [];
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    if (entry === '') continue;
+    const eq = entry.indexOf('=');
+    const glob = eq < 0 ? undefined : entry.slice(0, eq).trim();
+    const duration = entry.slice(eq + 1).trim();
+    if (glob !== undefined && !isNamespaceGlob(glob)) {
+      throw new UsageError(
+        `--analysis-timeout: "${entry}": "${glob}" is not a namespace or a glob of namespaces (letters, digits, "-", "*" and "?")`,
+      );
+    }
+    const ms = durationFlag(duration, 'analysis-timeout');
+    if (ms < 1000 || ms > 600_000) {
+      throw new UsageError(`--analysis-timeout: must be from 1s to 10m, got "${entry}"`);
+    }
+    if (glob === undefined) defaultMs = ms;
+    else namespaces.push({ glob, ms });
   }
-  return ms;
+  return { defaultMs, namespaces };
 }
 
 export function loggerFor(level: string, name: string): Logger {
@@ -276,7 +303,6 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
   const instance = instanceFlag(values.instance);
   const opsAddress = parseBindAddress(values['metrics-bind-address']);
   const namespace = controllerNamespace(values['controller-namespace']);
-  const analysisTimeoutMs = analysisTimeout(values['analysis-timeout']);
   return {
     kube: { kubeconfig: values.kubeconfig, context: values.context, userAgent: `${name}/${VERSION}` },
     log,
@@ -288,7 +314,6 @@ export function managerOptions(values: Values<typeof CONTROLLER_FLAGS>, name: st
     watchNamespace: values.namespace,
     instance,
     concurrency,
-    analysisTimeoutMs,
     retention,
     leaderElection: {
       enabled: values['leader-elect'] && !values['no-leader-elect'],

@@ -82,8 +82,6 @@ export interface SagaDeps {
   health: HealthReader;
   /** Metric measurements, run off the reconcile workers (stages/analysis.ts). */
   measurements: SlotRunner<Measurement>;
-  /** One measurement's request timeout (ms); the analysis default when undefined. */
-  analysisTimeoutMs?: number | undefined;
   /** Reconciles a Transaction (namespace/name) again soon: a measurement of it finished. */
   wake(key: string): void;
   /**

@@ -76,8 +76,6 @@ export interface ControllerOptions {
   reportingInstance?: string | undefined;
   /** Prune finished Transactions by this policy (src/retention); never when undefined. */
   retention?: RetentionOptions | undefined;
-  /** One metric analysis measurement's request timeout (ms); the analysis default when undefined. */
-  analysisTimeoutMs?: number | undefined;
   /** Caps of the measurement runner (controller/measurements.ts); its defaults when undefined. */
   measurementCaps?: SlotCaps | undefined;
   now?: () => number;
@@ -142,7 +140,6 @@ export class TransactionController {
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       health: this.#health,
       measurements: this.#measurements,
-      analysisTimeoutMs: opts.analysisTimeoutMs,
       wake: (key) => this.#queue.add(key),
       queuedAhead: (txn, keys) => this.#queuedAhead(txn, keys),
       onWrite: (txn) => this.#history.wrote(keyOf(txn), txn.metadata.resourceVersion),

@@ -119,7 +119,6 @@ async function startTerm(
     concurrency: o.concurrency,
     analysis: o.analysis,
     sopsKinds: o.sopsKinds,
-    analysisTimeoutMs: o.analysisTimeoutMs,
     metrics,
     log: o.log,
     ...(o.retention &&

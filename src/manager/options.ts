@@ -51,8 +51,6 @@ export interface ManagerOptions {
   instance: string | undefined;
   /** Transactions reconciled in parallel. */
   concurrency: number;
-  /** One metric analysis measurement's request timeout (--analysis-timeout); the default when undefined. */
-  analysisTimeoutMs?: number | undefined;
   /** Prune finished Transactions by this policy; never when undefined. */
   retention: RetentionSettings | undefined;
   leaderElection: LeaderElectionOptions;

@@ -38,8 +38,6 @@ export function startTransactionController(opts: {
   analysis: AnalysisPolicy;
   /** Kinds besides Secret SOPS content may be applied to. */
   sopsKinds: readonly string[];
-  /** One metric analysis measurement's request timeout; the analysis default when undefined. */
-  analysisTimeoutMs?: number | undefined;
   metrics: Metrics;
   log: Logger;
   /** Prune finished Transactions by this policy; never when undefined. */

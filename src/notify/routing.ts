@@ -2,6 +2,7 @@
  * Which providers an event goes to: every route whose namespaces, phases and least severity it
  * passes, each provider once however many routes name it. Pure.
  */
+import { globMatches } from '../text/glob.ts';
 import type { NotifyConfig, ProviderConfig, RouteConfig } from './config.ts';
 import { type NotificationEvent, SEVERITIES } from './event.ts';
 
@@ -16,13 +17,4 @@ export function routePasses(route: RouteConfig, event: NotificationEvent): boole
     (route.phases.length === 0 || route.phases.includes(event.phase)) &&
     SEVERITIES.indexOf(event.severity) >= SEVERITIES.indexOf(route.severity)
   );
-}
-
-/** `*` any run of characters, `?` one; everything else literal. A whole-name match. */
-export function globMatches(glob: string, name: string): boolean {
-  const pattern = glob
-    .split('')
-    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${pattern}$`).test(name);
 }

@@ -16,7 +16,13 @@
  * taken (and those in flight), which are simply taken again at the next look (a check is due
  * until one is recorded).
  */
-import { AnalysisTemplateError, checkAddressRefusal, measure, resolveChecks } from '../../analysis/index.ts';
+import {
+  AnalysisTemplateError,
+  checkAddressRefusal,
+  measure,
+  resolveChecks,
+  timeoutFor,
+} from '../../analysis/index.ts';
 import type { AnalysisCheck, AnalysisCheckStatus, HealthCheckStatus } from '../../api/v1alpha1/index.ts';
 import {
   analysisProblem,
@@ -65,7 +71,8 @@ export async function analyse(
   // measured: an address the platform team did not allow is never requested. The window fails
   // at once, as for a missing template: the settings will not change while it runs, so waiting
   // for its end (as for an inconclusive measurement) would only hold the locks longer.
-  const problem = analysisProblem(checks) ?? firstOf(checks.map((c) => checkAddressRefusal(c, policy)));
+  const problem =
+    analysisProblem(checks) ?? firstOf(checks.map((c) => checkAddressRefusal(c, policy, namespace)));
   if (problem) return { checks: [definitionFailed(problem)], health, changed: false, dueMs: undefined };
 
   const states = statesOf(checks, health.analysis);
@@ -100,7 +107,7 @@ export async function analyse(
           objects,
           policy,
           signal,
-          timeoutMs: run.deps.analysisTimeoutMs,
+          timeoutMs: timeoutFor(policy, namespace),
           now: () => new Date(run.deps.now()),
         }),
       onSettled: () => run.deps.wake(run.name),

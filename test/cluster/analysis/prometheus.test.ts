@@ -175,7 +175,7 @@ describe('a Prometheus check', () => {
     });
     expect(m).toMatchObject({
       phase: 'Error',
-      message: `check "error-ratio": Prometheus at ${prometheus.address}/: query ${JSON.stringify(query)} returned 2 series; a check needs one number (aggregate it, e.g. with sum() or max())`,
+      message: `check "error-ratio": Prometheus at ${prometheus.address}/: query ${JSON.stringify(query)} returned more than one series; a check needs one number (aggregate it, e.g. with sum() or max())`,
     });
   });
 

@@ -13,17 +13,27 @@
  * - Templates of another namespace: before, templateRef.namespace could name any namespace, read
  *   with the controller's cluster-wide rights, so a tenant ran (and saw in status) another
  *   team's checks. Now only her own namespace and those the platform team shares from.
+ * - Issue 34, round 4, item 9: the allow-list was global, so a platform team that allowed team
+ *   B's metrics proxy for team B allowed it for team A too. Now an address may be allowed for
+ *   some namespaces only (`<namespace glob>=<prefix>`), and a namespace may get a shorter request
+ *   timeout (`--analysis-timeout 10s,<glob>=2s`): Prometheus stops evaluating its queries then, and
+ *   its slow checks hold their slots no longer. Every query asks for at most 2 series (`limit`).
+ *   Both tenants' transactions run under one controller (an instance of their own, so it watches
+ *   every namespace without touching other tests' Transactions); the neighbour's commits.
  */
+
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisRef, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { type AnalysisRef, LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
 import { getTxn, grantRole, testNamespace, transaction } from '../../support/cluster/saga.ts';
 import { eventMessage, newImage, webShop, withWebController } from '../../support/cluster/web-shop.ts';
 import { availableWith } from '../../support/cluster/workloads.ts';
 import { eventually } from '../../support/eventually.ts';
+import { withController } from '../../support/processes/controller-process.ts';
 import { type MetricsExporter, startMetricsExporter } from '../../support/servers/metrics-exporter.ts';
 import { startPrometheus, type TestPrometheus } from '../../support/servers/prometheus.ts';
 
@@ -32,6 +42,8 @@ let exporter: MetricsExporter;
 let prometheus: TestPrometheus;
 /** Plays an address no tenant may reach through the controller: the metadata service, say. */
 let forbidden: { address: string; requests: string[]; server: Server };
+/** Plays a metrics proxy that never answers (a query Prometheus is still evaluating). */
+let stalled: { address: string; requests: string[]; server: Server };
 
 beforeAll(async () => {
   exporter = await startMetricsExporter();
@@ -44,9 +56,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   forbidden = { address: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
+  const stalledRequests: string[] = [];
+  const stalledServer = createServer((req) => stalledRequests.push(`${req.method} ${req.url}`));
+  await new Promise<void>((resolve) => stalledServer.listen(0, '127.0.0.1', resolve));
+  stalled = {
+    address: `http://127.0.0.1:${(stalledServer.address() as AddressInfo).port}`,
+    requests: stalledRequests,
+    server: stalledServer,
+  };
 }, 600_000); // a cold cache builds Prometheus first
 
 afterAll(async () => {
+  stalled?.server.closeAllConnections();
+  await new Promise((resolve) => stalled?.server.close(resolve));
   await new Promise((resolve) => forbidden?.server.close(resolve));
   await prometheus?.stop();
   await exporter?.stop();
@@ -198,5 +220,113 @@ describe("a tenant's analysis reaches only what the platform team allowed", () =
     expect(ready(txn)?.message).toContain('--analysis-template-namespaces');
     expect(txn.status?.health?.analysis).toBeUndefined();
     await availableWith(clients.admin, ns, 'web', POD_IMAGES.ready);
+  });
+});
+
+/** A release of "web" in `ns` by `who`, for the controller of `instance`, with this analysis. */
+async function labelledRelease(
+  who: 'alice' | 'admin',
+  ns: string,
+  instance: string,
+  analysis: AnalysisRef[],
+): Promise<void> {
+  const txn = transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+    health: { stableFor: '5s', analysis },
+  });
+  await clients[who].create({
+    ...txn,
+    metadata: { ...txn.metadata, labels: { [LABEL_INSTANCE]: instance } },
+  });
+}
+
+/** Waits until `ns`'s release has ended, whichever way. */
+const ended = (ns: string, timeoutMs = 180_000) =>
+  eventually(
+    async () => {
+      const txn = await getTxn(clients.admin, ns, 'release-v2');
+      expect(['Committed', 'RolledBack', 'Failed']).toContain(txn.status?.phase);
+      return txn;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+
+/** One controller for both teams' namespaces: an instance of its own, watching every namespace. */
+function withSharedController<T>(
+  instance: string,
+  settings: { addresses: string[]; timeout?: string },
+  body: () => Promise<T>,
+): Promise<T> {
+  return withController(
+    {
+      kubeconfig: clients.kubeconfigs.controller,
+      logLevel: 'info',
+      analysisAllowedAddresses: settings.addresses,
+      env: {
+        JANUS_INSTANCE: instance,
+        ...(settings.timeout && { JANUS_ANALYSIS_TIMEOUT: settings.timeout }),
+      },
+    },
+    body,
+  );
+}
+
+/** vector(1) must be 1; the recording listener answers 0, so its check is `result > 0`. */
+const promCheck = (address: string, failWhen = 'result < 1'): AnalysisRef => ({
+  check: { name: 'up', interval: '1s', prometheus: { address, query: 'vector(1)', failWhen } },
+});
+
+describe('addresses and bounds per namespace', () => {
+  it("team A cannot make the controller query team B's metrics proxy; team B's release beside it commits", async () => {
+    const [teamA, teamB] = [await webShop(clients, 'iso-team-a'), await webShop(clients, 'iso-team-b')];
+    await tenant(teamA);
+    const instance = `iso-ns-${randomBytes(3).toString('hex')}`;
+    forbidden.requests.length = 0;
+    // The platform team's settings: A's checks go to the real Prometheus, B's to B's own proxy.
+    const addresses = [`${teamA}=${prometheus.address}`, `${teamB}=${forbidden.address}`];
+    await withSharedController(instance, { addresses }, async () => {
+      await labelledRelease('alice', teamA, instance, [promCheck(forbidden.address)]);
+      const refused = await ended(teamA);
+      expect(forbidden.requests).toEqual([]);
+      expect(refused.status?.phase).toBe('Failed');
+      expect(ready(refused)?.reason).toBe('AnalysisNotAllowed');
+      expect(ready(refused)?.message).toContain(`the controller does not query ${forbidden.address}/`);
+      expect(ready(refused)?.message).toContain(`for namespace "${teamA}"`);
+      // Only team A's own address is named: B's is B's to know.
+      expect(ready(refused)?.message).toContain(`allowed: ${prometheus.address})`);
+
+      await labelledRelease('admin', teamB, instance, [promCheck(forbidden.address, 'result > 0')]);
+      const beside = await ended(teamB, 60_000);
+      expect(beside.status?.phase).toBe('Committed');
+      // B's queries reached B's proxy, each bounded: Prometheus's own timeout, at most 2 series.
+      expect(forbidden.requests.length).toBeGreaterThan(0);
+      for (const request of forbidden.requests) expect(request).toMatch(/[?&]timeout=10s&limit=2$/);
+    });
+    await availableWith(clients.admin, teamA, 'web', POD_IMAGES.ready); // A's never rolled
+  });
+
+  it("a namespace's short timeout bounds its stalled checks at that figure; the neighbour's release commits", async () => {
+    const [teamA, teamB] = [await webShop(clients, 'iso-slow-a'), await webShop(clients, 'iso-slow-b')];
+    const instance = `iso-slow-${randomBytes(3).toString('hex')}`;
+    const settings = {
+      addresses: [`${teamA}=${stalled.address}`, `${teamB}=${prometheus.address}`],
+      timeout: `10s,${teamA}=2s`,
+    };
+    await withSharedController(instance, settings, async () => {
+      await labelledRelease('admin', teamA, instance, [promCheck(stalled.address)]);
+      await labelledRelease('admin', teamB, instance, [promCheck(prometheus.address)]);
+      const beside = await ended(teamB, 60_000);
+      expect(beside.status?.phase).toBe('Committed');
+      expect(beside.status?.health?.analysis?.[0]?.measurements?.at(-1)).toMatchObject({ phase: 'Passed' });
+
+      const slow = await ended(teamA);
+      // Not measured within its window: not passed silently, rolled back.
+      expect(slow.status?.phase).toBe('RolledBack');
+      expect(ready(slow)?.message).toContain(
+        `could not be measured at the end of the bake window: check "up": check "up": Prometheus at ${stalled.address}/: ${stalled.address}/api/v1/query: no answer within 2s`,
+      );
+      expect(stalled.requests.length).toBeGreaterThan(0);
+      // Each query told Prometheus the same bound.
+      for (const request of stalled.requests) expect(request).toMatch(/[?&]timeout=2s&limit=2$/);
+    });
   });
 });

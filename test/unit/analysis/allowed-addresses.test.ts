@@ -10,7 +10,7 @@ import {
   parseAllowedAddresses,
 } from '../../../src/analysis/allowed-addresses.ts';
 
-const allows = (list: string, url: string) => isAllowedAddress(url, parseAllowedAddresses(list));
+const allows = (list: string, url: string) => isAllowedAddress(url, parseAllowedAddresses(list), 'shop');
 
 describe('parseAllowedAddresses', () => {
   it('reads a comma-separated list, spaces and empty entries ignored; unset or empty allows nothing', () => {
@@ -40,9 +40,43 @@ describe('parseAllowedAddresses', () => {
   });
 });
 
+describe('an entry for some namespaces: <namespace glob>=<prefix>', () => {
+  it('allows its prefix to those namespaces only; an entry without a glob to every one', () => {
+    const list = parseAllowedAddresses(
+      'team-a=http://prom-a:9090, team-b-*=http://prom-b:9090, http://thanos',
+    );
+    expect(list.map((a) => [a.namespaces, a.text])).toEqual([
+      ['team-a', 'http://prom-a:9090'],
+      ['team-b-*', 'http://prom-b:9090'],
+      [undefined, 'http://thanos'],
+    ]);
+    const may = (namespace: string, url: string) => isAllowedAddress(url, list, namespace);
+    expect(may('team-a', 'http://prom-a:9090/api/v1/query')).toBe(true);
+    expect(may('team-a', 'http://prom-b:9090/api/v1/query')).toBe(false);
+    expect(may('team-b-web', 'http://prom-b:9090/api/v1/query')).toBe(true);
+    expect(may('team-b', 'http://prom-b:9090/api/v1/query')).toBe(false);
+    expect(may('team-ab', 'http://prom-a:9090/api/v1/query')).toBe(false);
+    for (const ns of ['team-a', 'team-b-web', 'shop'])
+      expect(may(ns, 'http://thanos/api/v1/query')).toBe(true);
+  });
+
+  it('refuses a glob that is no namespace, naming the entry', () => {
+    for (const entry of [
+      '=http://prom',
+      '-a=http://prom',
+      'a-=http://prom',
+      `${'a'.repeat(64)}=http://prom`,
+    ]) {
+      expect(() => parseAllowedAddresses(entry), entry).toThrow(AllowedAddressError);
+    }
+    // A name that is no glob at all reads as an address, and is refused as one.
+    expect(() => parseAllowedAddresses('Team_A=http://prom')).toThrow('is not an address prefix');
+  });
+});
+
 describe('isAllowedAddress', () => {
   it('allows nothing when the list is empty', () => {
-    expect(isAllowedAddress('http://prometheus.monitoring:9090/api/v1/query', [])).toBe(false);
+    expect(isAllowedAddress('http://prometheus.monitoring:9090/api/v1/query', [], 'shop')).toBe(false);
   });
 
   it('allows every path under an origin given without a path', () => {

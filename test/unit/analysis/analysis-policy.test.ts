@@ -60,7 +60,11 @@ describe('templateNamespaceRefusal', () => {
 
 describe('checkAddressRefusal', () => {
   it('refuses any address when none is allowed, naming it and the setting', () => {
-    const refusal = checkAddressRefusal(httpCheck('http://169.254.169.254/latest/meta-data/'), policy(''));
+    const refusal = checkAddressRefusal(
+      httpCheck('http://169.254.169.254/latest/meta-data/'),
+      policy(''),
+      'shop',
+    );
     expect(refusal).toContain('check "web-up"');
     expect(refusal).toContain('http://169.254.169.254/latest/meta-data/');
     expect(refusal).toContain('--analysis-allowed-addresses');
@@ -70,24 +74,44 @@ describe('checkAddressRefusal', () => {
 
   it("matches a Prometheus check on the query URL it would GET, under the address's path", () => {
     const p = policy('http://gw.example/prometheus');
-    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus'), p)).toBeUndefined();
-    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus/'), p)).toBeUndefined();
-    expect(checkAddressRefusal(prometheusCheck('http://gw.example/other'), p)).toContain(
+    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus'), p, 'shop')).toBeUndefined();
+    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus/'), p, 'shop')).toBeUndefined();
+    expect(checkAddressRefusal(prometheusCheck('http://gw.example/other'), p, 'shop')).toContain(
       'http://gw.example/other',
     );
-    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus/..'), p)).toBeDefined();
+    expect(checkAddressRefusal(prometheusCheck('http://gw.example/prometheus/..'), p, 'shop')).toBeDefined();
   });
 
   it('allows an HTTP check whose URL is allowed, and says which addresses are when it is not', () => {
     const p = policy('http://web.shop');
-    expect(checkAddressRefusal(httpCheck('http://web.shop/healthz'), p)).toBeUndefined();
-    const refusal = checkAddressRefusal(httpCheck('http://kubernetes.default.svc/api'), p);
+    expect(checkAddressRefusal(httpCheck('http://web.shop/healthz'), p, 'shop')).toBeUndefined();
+    const refusal = checkAddressRefusal(httpCheck('http://kubernetes.default.svc/api'), p, 'shop');
     expect(refusal).toContain('http://kubernetes.default.svc/api');
     expect(refusal).toContain('allowed: http://web.shop');
   });
 
+  it('allows an address listed for some namespaces only to those, and names only their own', () => {
+    const p = policy('team-a=http://prom-a:9090, team-b-*=http://prom-b:9090, http://thanos:9090');
+    const prom = (address: string, namespace: string) =>
+      checkAddressRefusal(prometheusCheck(address), p, namespace);
+    expect(prom('http://prom-a:9090', 'team-a')).toBeUndefined();
+    expect(prom('http://prom-b:9090', 'team-b-web')).toBeUndefined();
+    expect(prom('http://thanos:9090', 'anyone')).toBeUndefined();
+    const refused = prom('http://prom-b:9090', 'team-a');
+    expect(refused).toContain('the controller does not query http://prom-b:9090/:');
+    expect(refused).toContain('for namespace "team-a"');
+    expect(refused).toContain('allowed: http://prom-a:9090, http://thanos:9090)');
+    // team-b-* does not match team-b, nor team-a's entry team-ab.
+    expect(prom('http://prom-b:9090', 'team-b')).toBeDefined();
+    expect(prom('http://prom-a:9090', 'team-ab')).toBeDefined();
+  });
+
   it('never shows credentials or a query string of the refused URL', () => {
-    const refusal = checkAddressRefusal(httpCheck('http://u:secret@evil.example/x?token=abc'), policy(''));
+    const refusal = checkAddressRefusal(
+      httpCheck('http://u:secret@evil.example/x?token=abc'),
+      policy(''),
+      'shop',
+    );
     expect(refusal).not.toContain('secret');
     expect(refusal).not.toContain('abc');
   });

@@ -13,7 +13,7 @@ import { folderOf, importsBelow, type ModuleImport } from './imports.ts';
 const LAYERS: readonly Readonly<Record<string, string>>[] = [
   {
     '.': 'the files in src/ itself: the version, the Node built-ins loaded with require',
-    text: 'text from others made safe to print on a terminal',
+    text: 'text from others made safe to print on a terminal; namespace globs',
     log: 'the logger, and how an error becomes text (expected or a bug; network codes)',
   },
   { api: 'the Transaction API: CRD schema and types, object metadata, labels, durations, fitting' },

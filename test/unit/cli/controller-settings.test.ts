@@ -1,5 +1,7 @@
 /** janus controller and janus run map their flags to the manager's options, checked first. */
+
 import { describe, expect, it } from 'vitest';
+import { timeoutFor } from '../../../src/analysis/index.ts';
 import { parse, UsageError } from '../../../src/cli/command.ts';
 import controller from '../../../src/cli/commands/controller.ts';
 import { managerOptions } from '../../../src/cli/controller-settings.ts';
@@ -58,7 +60,38 @@ describe('managerOptions', () => {
   });
 
   it("allows metric analysis no address by default, and templates of the controller's namespace only", () => {
-    expect(options([]).analysis).toEqual({ allowedAddresses: [], templateNamespaces: ['janus-system'] });
+    expect(options([]).analysis).toEqual({
+      allowedAddresses: [],
+      templateNamespaces: ['janus-system'],
+      timeouts: { defaultMs: 10_000, namespaces: [] },
+    });
+  });
+
+  it('reads addresses and timeouts for some namespaces, an entry without a glob being for every one', () => {
+    const o = options([
+      '--analysis-allowed-addresses',
+      'team-a=http://prom-a:9090,team-b-*=http://prom-b:9090, http://thanos:9090',
+      '--analysis-timeout',
+      '20s, team-a=3s, team-*=5s',
+    ]);
+    expect(o.analysis.allowedAddresses.map((a) => [a.namespaces, a.text])).toEqual([
+      ['team-a', 'http://prom-a:9090'],
+      ['team-b-*', 'http://prom-b:9090'],
+      [undefined, 'http://thanos:9090'],
+    ]);
+    // The first entry that matches a namespace is its: team-a 3s, team-b 5s, the rest 20s.
+    expect(['team-a', 'team-b', 'shop'].map((ns) => timeoutFor(o.analysis, ns))).toEqual([
+      3_000, 5_000, 20_000,
+    ]);
+    expect(() => options(['--analysis-timeout', 'Team=3s'])).toThrow(
+      '--analysis-timeout: "Team=3s": "Team" is not a namespace or a glob of namespaces',
+    );
+    expect(() => options(['--analysis-timeout', 'team-a=20m'])).toThrow(
+      '--analysis-timeout: must be from 1s to 10m, got "team-a=20m"',
+    );
+    expect(() => options(['--analysis-allowed-addresses', 'Team_A=http://prom-a:9090'])).toThrow(
+      /^--analysis-allowed-addresses: "Team_A=http:\/\/prom-a:9090" is not an address prefix/,
+    );
   });
 
   it('reads the analysis allow-lists from flags or environment; the controller namespace stays allowed', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseNotifyConfig } from '../../../src/notify/config.ts';
 import { fill, messageOf } from '../../../src/notify/message.ts';
-import { globMatches, providersFor } from '../../../src/notify/routing.ts';
+import { providersFor } from '../../../src/notify/routing.ts';
+import { globMatches } from '../../../src/text/glob.ts';
 import { anEvent, SOURCE_SHA } from './events.ts';
 
 const CONFIG = parseNotifyConfig(
