@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { analysisTemplateCrd } from './v1alpha1/analysis-crd.ts';
 import { transactionCrd } from './v1alpha1/crd.ts';
+import { instanceClaimCrd } from './v1alpha1/instance-claim.ts';
 import { sourceCrd } from './v1alpha1/source-crd.ts';
 
 export const CRD_MANIFEST_PATH = fileURLToPath(
@@ -33,6 +34,14 @@ export const CHART_SOURCE_CRD_PATH = fileURLToPath(
   new URL('../../manifests/helm/janus/crds/sources.tx.janus.io.yaml', import.meta.url),
 );
 
+export const INSTANCE_CLAIM_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/crd/instanceclaims.tx.janus.io.yaml', import.meta.url),
+);
+
+export const CHART_INSTANCE_CLAIM_CRD_PATH = fileURLToPath(
+  new URL('../../manifests/helm/janus/crds/instanceclaims.tx.janus.io.yaml', import.meta.url),
+);
+
 const HEADER = '# Generated from src/api/v1alpha1 by `npm run generate`. Do not edit.\n';
 
 export function renderCrdManifest(): string {
@@ -47,10 +56,17 @@ export function renderSourceCrdManifest(): string {
   return `${HEADER}${stringify(sourceCrd(), { lineWidth: 0 })}`;
 }
 
+export function renderInstanceClaimCrdManifest(): string {
+  return `${HEADER}${stringify(instanceClaimCrd(), { lineWidth: 0 })}`;
+}
+
 if (import.meta.main) {
   for (const path of [CRD_MANIFEST_PATH, CHART_CRD_PATH]) writeFileSync(path, renderCrdManifest());
   for (const path of [ANALYSIS_TEMPLATE_CRD_PATH, CHART_ANALYSIS_TEMPLATE_CRD_PATH]) {
     writeFileSync(path, renderAnalysisTemplateCrdManifest());
   }
   for (const path of [SOURCE_CRD_PATH, CHART_SOURCE_CRD_PATH]) writeFileSync(path, renderSourceCrdManifest());
+  for (const path of [INSTANCE_CLAIM_CRD_PATH, CHART_INSTANCE_CLAIM_CRD_PATH]) {
+    writeFileSync(path, renderInstanceClaimCrdManifest());
+  }
 }

@@ -28,6 +28,7 @@ import {
 import { resolveTarget, serviceAccountUser } from '../saga/targets.ts';
 import type { HealthReader } from './health-watch.ts';
 import type { HeldLocks } from './held-locks.ts';
+import { INSTALLATION_CONFLICT } from './instance-claim.ts';
 import type { ServiceAccounts } from './service-accounts.ts';
 import type { ViewRole } from './view-role.ts';
 
@@ -47,6 +48,8 @@ export interface SagaMetrics {
   ): void;
   /** A metric analysis check measured once, and what it found. */
   analysisMeasurement(result: 'Passed' | 'Failed' | 'NoData' | 'Error'): void;
+  /** A Transaction written by another live installation of this instance. */
+  installationConflict(): void;
 }
 
 export const noSagaMetrics: SagaMetrics = {
@@ -56,6 +59,7 @@ export const noSagaMetrics: SagaMetrics = {
   itemCount: () => {},
   healthCheck: () => {},
   analysisMeasurement: () => {},
+  installationConflict: () => {},
 };
 
 export interface SagaDeps {
@@ -68,8 +72,10 @@ export interface SagaDeps {
   metrics: SagaMetrics;
   log: Logger;
   now: () => number;
-  /** Where locks of cluster-scoped targets live. */
+  /** Where locks of cluster-scoped targets live; also this installation's name in a status it writes. */
   controllerNamespace: string;
+  /** Whether an installation in this namespace holds a live claim on this instance (instance-claim.ts). */
+  isLiveInstallation(namespace: string): boolean;
   /** What a Transaction's metric analysis may query and read (the platform team's settings). */
   analysis: AnalysisPolicy;
   /** Kinds besides Secret SOPS content may be applied to (--sops-kinds, src/changes/sops-kinds.ts). */
@@ -197,7 +203,16 @@ export class SagaRun {
     const from = this.phase;
     const now = new Date(this.deps.now());
     const generation = this.txn.metadata.generation;
-    let next: TransactionStatus = { ...status, progress: progressOf(status, this.items.length) };
+    // Every status this installation writes says so: another of its instance then knows (instance-claim.ts).
+    // A conflict's mark goes when this installation drives the Transaction (installation-conflict.ts).
+    let next: TransactionStatus = {
+      ...status,
+      installation: this.deps.controllerNamespace,
+      progress: progressOf(status, this.items.length),
+      ...(status.conditions && {
+        conditions: status.conditions.filter((c) => c.type !== INSTALLATION_CONFLICT),
+      }),
+    };
     let detail = phase?.detail;
     if (phase) next = withPhase(next, phase.to, phase.detail, now, generation, phase.conditions);
     let updated: Transaction;

@@ -61,6 +61,11 @@ export interface ControllerOptions {
    * Transaction's own namespace and the controller's.
    */
   analysis?: AnalysisPolicy | undefined;
+  /**
+   * Whether an installation in this namespace holds a live claim on this instance (the manager's
+   * InstanceClaims); a Transaction such a one wrote is not driven here. None when undefined.
+   */
+  isLiveInstallation?: ((namespace: string) => boolean) | undefined;
   /** Kinds besides Secret SOPS content may be applied to (--sops-kinds); none when undefined. */
   sopsKinds?: readonly string[] | undefined;
   /** Transactions reconciled at once. */
@@ -133,6 +138,7 @@ export class TransactionController {
       log: opts.log,
       now,
       controllerNamespace: opts.controllerNamespace,
+      isLiveInstallation: opts.isLiveInstallation ?? (() => false),
       analysis: opts.analysis ?? { allowedAddresses: [], templateNamespaces: [opts.controllerNamespace] },
       sopsKinds: opts.sopsKinds ?? [],
       viewRole: new ViewRole(objects, now),

@@ -8,7 +8,8 @@
  * WATCH: an installation never even receives another's Transactions.
  *
  * What an installation names after itself (its leader Lease, its Git cursor and control
- * ConfigMaps) includes the instance, so two in one namespace never share one.
+ * ConfigMaps) includes the instance, so two in one namespace never share one. Two installations
+ * of one instance in different namespaces are kept apart by their claims (instance-claim.ts).
  */
 
 import type { ObjectMeta } from '../api/meta.ts';
@@ -36,7 +37,7 @@ export function instanceOf(flag: string | undefined): string | undefined {
   return flag === undefined || flag === '' ? undefined : flag;
 }
 
-/** The label selector of the Transactions this installation handles. */
+/** The label selector of the Transactions this installation handles (and of its instance's claims). */
 export function transactionSelector(instance: string | undefined): string {
   return instance === undefined ? `!${LABEL_INSTANCE}` : `${LABEL_INSTANCE}=${instance}`;
 }

@@ -6,6 +6,7 @@
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { decide, type Step, wakeUpAt } from '../saga/decide.ts';
 import { type SagaDeps, SagaRun } from './context.ts';
+import { adopt, markConflict, otherWriter } from './installation-conflict.ts';
 import { commit } from './stages/commit.ts';
 import { addFinalizer, beginRollback, cleanup, dropAnnotation, finalize } from './stages/lifecycle.ts';
 import type { StageOutcome, StageResult } from './stages/outcomes.ts';
@@ -34,6 +35,17 @@ export class Reconciler {
   async reconcile(txn: Transaction): Promise<ReconcileResult> {
     let current = txn;
     let written: Transaction | undefined;
+    // Written by another installation of this instance: not driven while it is alive, taken over once it is gone.
+    const other = otherWriter(txn, this.#deps.controllerNamespace);
+    if (other !== undefined) {
+      if (this.#deps.isLiveInstallation(other)) {
+        return { requeueAfterMs: await markConflict(this.#deps, txn, other) };
+      }
+      const adopted = await adopt(this.#deps, txn, other);
+      if (!adopted) return { requeueAfterMs: 1_000 };
+      current = adopted;
+      written = adopted;
+    }
     for (let n = 0; n < MAX_STEPS; n++) {
       const step = decide(current, this.#deps.now());
       if (step.do === 'nothing')

@@ -13,6 +13,7 @@ import type { Notifier } from '../notify/notifier.ts';
 import { fromGit } from '../retention/select.ts';
 import { logApiRequests } from './api-request-log.ts';
 import type { GitSource } from './git-source.ts';
+import { InstanceClaims } from './instance-claims.ts';
 import { leadUntil } from './leadership.ts';
 import { startListeners } from './listeners.ts';
 import { startNotifier } from './notifications.ts';
@@ -35,6 +36,22 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   const { log } = o;
   const client = await KubeClient.load(o.kube);
   logApiRequests(client, log);
+  // Before anything else: another installation of this instance in another namespace stops this one here.
+  let claims: InstanceClaims;
+  try {
+    claims = await InstanceClaims.acquire({
+      client,
+      installation: {
+        controllerNamespace: o.controllerNamespace,
+        instance: o.instance,
+        watchNamespace: o.watchNamespace,
+      },
+      log,
+    });
+  } catch (error) {
+    await client.connection.close();
+    throw error;
+  }
   const leaseName = o.leaderElection.leaseName;
   const metrics = new Metrics({ defaultMetrics: true, leaderLease: `${o.controllerNamespace}/${leaseName}` });
   metrics.observeKubeRequests(client.connection);
@@ -62,6 +79,10 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   // manager: a leader that kept its Lease without its Git side would look ready and do nothing.
   const failed = new AbortController();
   let failure: unknown;
+  claims.start((error) => {
+    failure = error;
+    failed.abort();
+  });
   await leadUntil(AbortSignal.any([shutdownSignal(log), failed.signal]), {
     client,
     namespace: o.controllerNamespace,
@@ -74,7 +95,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
         started = await startTerm(
           o,
           plan,
-          { client, metrics, source, notifications, current: () => term },
+          { client, metrics, source, notifications, claims, current: () => term },
           signal,
         );
       } catch (error) {
@@ -92,6 +113,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   });
   await listeners?.close();
   await source?.repository.idle();
+  await claims.release();
   await client.connection.close();
   if (failure !== undefined) throw failure;
 }
@@ -105,6 +127,7 @@ async function startTerm(
     metrics: Metrics;
     source: GitSource | undefined;
     notifications: NotifyConfigFile | undefined;
+    claims: InstanceClaims;
     current(): Term | undefined;
   },
   signal: AbortSignal,
@@ -119,6 +142,7 @@ async function startTerm(
     concurrency: o.concurrency,
     analysis: o.analysis,
     sopsKinds: o.sopsKinds,
+    isLiveInstallation: (namespace) => deps.claims.isLive(namespace),
     metrics,
     log: o.log,
     ...(o.retention &&

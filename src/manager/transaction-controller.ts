@@ -18,6 +18,7 @@ function controllerMetrics(metrics: Metrics): ControllerMetrics {
     itemOperation: metrics.itemOperation,
     itemCount: metrics.itemCount,
     healthCheck: metrics.healthCheck,
+    installationConflict: metrics.installationConflict,
     lockOperation: metrics.lockOperation,
     activeTransactions: metrics.setActiveTransactions,
     reconcile: metrics.reconcile,
@@ -38,6 +39,8 @@ export function startTransactionController(opts: {
   analysis: AnalysisPolicy;
   /** Kinds besides Secret SOPS content may be applied to. */
   sopsKinds: readonly string[];
+  /** Whether an installation in this namespace holds a live claim on this instance. */
+  isLiveInstallation: (namespace: string) => boolean;
   metrics: Metrics;
   log: Logger;
   /** Prune finished Transactions by this policy; never when undefined. */

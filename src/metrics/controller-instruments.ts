@@ -24,6 +24,11 @@ export function controllerInstruments(registry: Registry, leaderLease: string) {
       labelNames: ['lease'] as const,
       registers,
     }),
+    installationConflicts: new Counter({
+      name: 'janus_installation_conflicts_total',
+      help: 'Transactions this installation found written by another live installation of its instance, and so did not drive (the Event InstallationConflict names it).',
+      registers,
+    }),
     setLeader(leading: boolean): void {
       instruments.leader.set({ lease: leaderLease }, leading ? 1 : 0);
     },
@@ -31,6 +36,7 @@ export function controllerInstruments(registry: Registry, leaderLease: string) {
   instruments.setLeader(false);
 
   for (const result of RECONCILE_RESULTS) instruments.reconciles.inc({ result }, 0);
+  instruments.installationConflicts.inc(0);
   return instruments;
 }
 

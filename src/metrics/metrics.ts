@@ -118,6 +118,14 @@ export class Metrics {
     this.#active.readFrom(source);
   };
 
+  /**
+   * A Transaction's status was written by another live installation of this one's instance: two
+   * installations serve its namespace (docs/operations.md, Several installations).
+   */
+  readonly installationConflict = (): void => {
+    this.#controller.installationConflicts.inc();
+  };
+
   /** The retention policy deleted a finished Transaction. */
   readonly transactionPruned = (): void => {
     this.#transactions.pruned.inc();

@@ -310,7 +310,11 @@ export class FakeApi {
         staleUnless(req, existing, body?.metadata.resourceVersion);
         return write(clone(body as KubeObject));
       case 'PATCH': {
-        if (req.contentType !== PatchType.json) return write(mergePatch(existing, req.body) as KubeObject);
+        if (req.contentType !== PatchType.json) {
+          // As the API server: a resourceVersion in a merge patch is a precondition.
+          staleUnless(req, existing, body?.metadata?.resourceVersion);
+          return write(mergePatch(existing, req.body) as KubeObject);
+        }
         const patched = clone(existing);
         jsonPatch(req, patched, req.body as JsonPatch);
         return write(patched);

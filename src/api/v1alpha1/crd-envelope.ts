@@ -1,7 +1,7 @@
 /**
- * The CustomResourceDefinition around one of Janus's kinds: the envelope both CRDs share (group,
- * labels, names, the `janus` category, one served and stored version), so the two can differ only
- * in what is theirs — schema, validations, printer columns, subresources.
+ * The CustomResourceDefinition around one of Janus's kinds: the envelope every CRD shares (group,
+ * labels, names, the `janus` category, one served and stored version), so they can differ only in
+ * what is theirs — scope, schema, validations, printer columns, subresources.
  */
 import type { OpenApiSchema } from '../schema.ts';
 import { CATEGORIES, GROUP, VERSION } from './transaction.ts';
@@ -19,6 +19,8 @@ export interface JanusKind {
   plural: string;
   singular: string;
   shortNames?: readonly string[];
+  /** Namespaced unless said. */
+  scope?: 'Namespaced' | 'Cluster';
   description: string;
   spec: OpenApiSchema;
   /** With a status: the status subresource is enabled. */
@@ -50,7 +52,7 @@ export function janusCrd(k: JanusKind) {
     },
     spec: {
       group: GROUP,
-      scope: 'Namespaced',
+      scope: k.scope ?? 'Namespaced',
       names: {
         kind: k.kind,
         listKind: `${k.kind}List`,

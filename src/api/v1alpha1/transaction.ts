@@ -472,6 +472,11 @@ export const conditionSchema = object(
 
 export const transactionStatusSchema = object({
   phase: string({ enum: PHASES }),
+  installation: string({
+    description:
+      'The installation that wrote this status last: its controller namespace. Another installation of the same instance does not drive the Transaction while that one is alive (condition InstallationConflict).',
+    maxLength: 63,
+  }),
   observedGeneration: integer({ format: 'int64' }),
   progress: string({ description: 'Committed changes over total, e.g. "3/10".' }),
   items: array(itemStatus, { maxItems: MAX_CHANGES, listType: 'atomic' }),

@@ -51,6 +51,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
     join(REPO_ROOT, 'manifests/crd/transactions.tx.janus.io.yaml'),
     join(REPO_ROOT, 'manifests/crd/analysistemplates.tx.janus.io.yaml'),
     join(REPO_ROOT, 'manifests/crd/sources.tx.janus.io.yaml'),
+    join(REPO_ROOT, 'manifests/crd/instanceclaims.tx.janus.io.yaml'),
     ...[
       'service-account',
       'cluster-role',

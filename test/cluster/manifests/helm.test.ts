@@ -6,6 +6,9 @@
  * install.test.ts does for the kustomize install, a controller that takes a sample Transaction to
  * Committed, before `helm uninstall` removes it all.
  *
+ * A third release of the same instance, in another namespace, is refused by the chart itself
+ * (its InstanceClaim check), naming the installation that serves the instance.
+ *
  * This file shares its cluster with the others, install.test.ts included, possibly at the same
  * time. So the release is named janus-helm, not janus: every name in the chart derives from the
  * release's full name (janus-helm-controller, janus-helm-tenant, …), none collides with the
@@ -270,6 +273,7 @@ describe('the Helm chart manifests/helm/janus', () => {
       'transactions.tx.janus.io.yaml',
       'analysistemplates.tx.janus.io.yaml',
       'sources.tx.janus.io.yaml',
+      'instanceclaims.tx.janus.io.yaml',
     ]) {
       expect(await readFile(join(REPO_ROOT, CHART, 'crds', crd), 'utf8')).toBe(
         await readFile(join(REPO_ROOT, 'manifests/crd', crd), 'utf8'),
@@ -297,6 +301,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(shared).toEqual([
       'CustomResourceDefinition /analysistemplates.tx.janus.io',
       'CustomResourceDefinition /sources.tx.janus.io',
+      'CustomResourceDefinition /instanceclaims.tx.janus.io',
       'CustomResourceDefinition /transactions.tx.janus.io',
     ]);
     // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).
@@ -687,6 +692,36 @@ describe('the Helm chart manifests/helm/janus', () => {
           namespace: NAMESPACE,
         });
         expect((lease.spec as { holderIdentity?: string }).holderIdentity, name).toBeTruthy();
+      }
+      // Issue 34, round 4, item 3: a third release of the default instance, installed in another
+      // namespace on the sample namespace the first serves, is refused before anything is
+      // installed, naming the first (its InstanceClaim); before, it installed and both drove the
+      // sample's Transactions.
+      const thirdNamespace = `janus-helm-third-${suffix}`;
+      await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: thirdNamespace } });
+      try {
+        const values = join(helmHome, 'third.values.yaml');
+        await writeFile(values, stringify(sampleValues(greenRepo)));
+        const refused = helmOnCluster(
+          'install',
+          'janus-helm-third',
+          CHART,
+          '--namespace',
+          thirdNamespace,
+          '--values',
+          values,
+        );
+        expect(refused.status).not.toBe(0);
+        expect(refused.stderr).toContain(
+          `the installation in namespace ${NAMESPACE} (InstanceClaim janus.${SAMPLE_NAMESPACE}, renewed`,
+        );
+        expect(refused.stderr).toContain(`serves the default instance for namespace ${SAMPLE_NAMESPACE}`);
+        expect(refused.stderr).toContain('Set instance to a name of its own');
+        expect(helmOnCluster('status', 'janus-helm-third', '--namespace', thirdNamespace).status).not.toBe(0);
+      } finally {
+        await clients.admin
+          .delete({ apiVersion: 'v1', kind: 'Namespace', name: thirdNamespace })
+          .catch(() => {});
       }
       for (const p of [first, green]) {
         p.child.kill('SIGTERM');

@@ -71,6 +71,7 @@ describe('kubectl apply -k manifests/', () => {
         'CustomResourceDefinition', // transactions.tx.janus.io
         'CustomResourceDefinition', // analysistemplates.tx.janus.io
         'CustomResourceDefinition', // sources.tx.janus.io
+        'CustomResourceDefinition', // instanceclaims.tx.janus.io
         'Deployment',
         'Namespace',
         'PodDisruptionBudget',

@@ -5,12 +5,20 @@
  * namespace both lead at once. The label is chosen at creation and the API server refuses to
  * change it (manifests/policy/transaction-instance.yaml). Controllers run as processes, as the
  * controller identity of manifests/; the instance is given by JANUS_INSTANCE.
+ *
+ * Issue 34, round 4, item 3: two installations of one instance in different namespaces (each with
+ * its own leader Lease) both drove the same Transactions, the one a namespace did not let in
+ * failing them (NamespaceNotGranted). A second installation's operator, with the shipped RBAC in a
+ * namespace of its own, now cannot start one beside the first: it exits naming the first
+ * (InstanceClaim). A Transaction another live installation wrote is marked and not driven, and
+ * taken over once that one is gone. The first installation's Transactions commit meanwhile.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { cursorConfigMapName } from '../../../src/gitops/state.ts';
-import { PatchType } from '../../../src/kube/client.ts';
+import { KubeClient, PatchType } from '../../../src/kube/client.ts';
+import { CORE_MAPPINGS, Discovery, Objects } from '../../../src/kube/resources.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { refusal } from '../../support/cluster/refusal.ts';
 import {
@@ -23,6 +31,7 @@ import {
   txnRef,
   waitForPhase,
 } from '../../support/cluster/saga.ts';
+import { type SecondInstallation, secondInstallation } from '../../support/cluster/second-installation.ts';
 import { eventually } from '../../support/eventually.ts';
 import { ScratchWorkTree } from '../../support/git/git-server.ts';
 import { type ControllerProcess, startController } from '../../support/processes/controller-process.ts';
@@ -207,5 +216,202 @@ describe('two installations in one cluster', () => {
       ).toBeDefined(),
     );
     expect(cursorConfigMapName({ ...source, instance })).not.toBe(cursorConfigMapName(source));
+  });
+});
+
+/** The InstanceClaim `name`, if there is one. */
+const claimOf = (name: string) =>
+  clients.admin.find<{
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string };
+    spec: { controllerNamespace: string };
+  }>({
+    apiVersion: 'tx.janus.io/v1alpha1',
+    kind: 'InstanceClaim',
+    name,
+  });
+
+/** A controller of the default instance in `second`'s namespace, as its identity, watching `watch` (all if undefined). */
+const startSecond = (second: SecondInstallation, watch: string | undefined) =>
+  startController({
+    kubeconfig: second.kubeconfig,
+    controllerNamespace: second.namespace,
+    ...(watch && { namespace: watch }),
+    logLevel: 'info',
+  });
+
+/** Waits until the controller reports itself ready (it leads: its Transactions are reconciled). */
+const readyz = (controller: ControllerProcess) =>
+  eventually(async () => expect((await fetch(`${await controller.opsUrl()}/readyz`)).status).toBe(200));
+
+/** janus_installation_conflicts_total of a controller. */
+async function conflictsCounted(controller: ControllerProcess): Promise<number> {
+  const text = await (await fetch(`${await controller.opsUrl()}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('janus_installation_conflicts_total '));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+describe('two installations of one instance in different namespaces', () => {
+  it('the second refuses to start where the first serves, naming it; beside it, on a namespace of its own, it starts', async () => {
+    const ns = await testNamespace(clients.admin, 'inst-claim', { deployer: [ALL_ON_CONFIGMAPS] });
+    const elsewhere = await testNamespace(clients.admin, 'inst-claim-else');
+    const second = await secondInstallation(clients.admin, clients.kubeconfigs.admin);
+    const first = await startController({
+      kubeconfig: clients.kubeconfigs.controller,
+      namespace: ns,
+      logLevel: 'info',
+    });
+    const started: ControllerProcess[] = [first];
+    try {
+      await readyz(first);
+      // The same namespace, and every namespace (which includes it): both refused at start.
+      for (const watch of [ns, undefined]) {
+        const refused = await startSecond(second, watch);
+        started.push(refused);
+        const exited = await eventually(
+          async () => {
+            expect(refused.child.exitCode).not.toBeNull();
+            return refused.child.exitCode;
+          },
+          { timeoutMs: 60_000 },
+        );
+        expect(exited).toBe(1);
+        const log = await refused.logs();
+        expect(log).toContain(
+          `is served, for namespace "${ns}", by the installation in namespace "${CONTROLLER_NAMESPACE}" (InstanceClaim janus.${ns}`,
+        );
+        expect(log).toContain(`this installation, in namespace "${second.namespace}"`);
+        expect(log).toContain('--instance, JANUS_INSTANCE, Helm value instance');
+      }
+      expect((await claimOf(`janus.${ns}`))?.spec.controllerNamespace).toBe(CONTROLLER_NAMESPACE);
+      // The first's Transaction commits, driven by it alone.
+      await clients.admin.create(transaction(ns, 'served', createConfigMap('served')));
+      const served = await waitForPhase(clients.admin, ns, 'served', 'Committed', 30_000);
+      expect(served.status?.installation).toBe(CONTROLLER_NAMESPACE);
+      // On a namespace the first does not watch, the second installation starts and claims it.
+      const beside = await startSecond(second, elsewhere);
+      started.push(beside);
+      await eventually(async () =>
+        expect((await claimOf(`janus.${elsewhere}`))?.spec.controllerNamespace).toBe(second.namespace),
+      );
+      expect(beside.child.exitCode).toBeNull();
+    } catch (error) {
+      for (const p of started) console.error(`--- ${p.logFile} ---\n${(await p.logs()).slice(-5_000)}`);
+      throw error;
+    } finally {
+      for (const p of started) await p.stop();
+    }
+    // Stopped, each released its claim: a successor need not wait for the lease to run out.
+    expect(await claimOf(`janus.${ns}`)).toBeUndefined();
+    expect(await claimOf(`janus.${elsewhere}`)).toBeUndefined();
+  });
+
+  it('a claim taken over by hand is not taken silently: its installation stops, saying who holds it', async () => {
+    const ns = await testNamespace(clients.admin, 'inst-taken');
+    const first = await startController({
+      kubeconfig: clients.kubeconfigs.controller,
+      namespace: ns,
+      logLevel: 'info',
+    });
+    try {
+      const claim = await eventually(async () => {
+        const found = await claimOf(`janus.${ns}`);
+        expect(found?.spec.controllerNamespace).toBe(CONTROLLER_NAMESPACE);
+        return found;
+      });
+      if (!claim) throw new Error('unreachable');
+      // As code that skips the check would: the claim rewritten for another namespace, fresh.
+      await clients.admin.replace({
+        ...claim,
+        spec: {
+          ...claim.spec,
+          controllerNamespace: 'elsewhere',
+          holderIdentity: 'intruder',
+          renewTime: new Date().toISOString(),
+        },
+      });
+      // At its next renewal (every 20 s) the first finds it and stops, exit status 1.
+      const code = await eventually(
+        async () => {
+          expect(first.child.exitCode).not.toBeNull();
+          return first.child.exitCode;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(code).toBe(1);
+      expect(await first.logs()).toContain(
+        `by the installation in namespace "elsewhere" (InstanceClaim janus.${ns}, held by intruder`,
+      );
+    } finally {
+      await first.stop();
+      await clients.admin
+        .delete({ apiVersion: 'tx.janus.io/v1alpha1', kind: 'InstanceClaim', name: `janus.${ns}` })
+        .catch(() => {});
+    }
+  });
+
+  it('a Transaction another live installation wrote is marked, counted and not driven; once that one is gone, taken over', async () => {
+    const ns = await testNamespace(clients.admin, 'inst-stamp', { deployer: [ALL_ON_CONFIGMAPS] });
+    const elsewhere = await testNamespace(clients.admin, 'inst-stamp-else');
+    const second = await secondInstallation(clients.admin, clients.kubeconfigs.admin);
+    // The second installation, legitimately on a namespace of its own, writes a status in the first's.
+    const secondController = await startSecond(second, elsewhere);
+    const secondClient = await KubeClient.load({ kubeconfig: second.kubeconfig });
+    const discovery = new Discovery(secondClient);
+    for (const m of CORE_MAPPINGS) discovery.seed(m);
+    const asSecond = new Objects(secondClient, discovery);
+    let first: ControllerProcess | undefined;
+    try {
+      await readyz(secondController);
+      await clients.admin.create(transaction(ns, 'contested', createConfigMap('contested')));
+      await asSecond.patch(
+        txnRef(ns, 'contested'),
+        { status: { phase: 'Pending', installation: second.namespace } },
+        PatchType.merge,
+        { subresource: 'status' },
+      );
+      first = await startController({
+        kubeconfig: clients.kubeconfigs.controller,
+        namespace: ns,
+        logLevel: 'info',
+      });
+      const marked = await eventually(async () => {
+        const txn = await getTxn(clients.admin, ns, 'contested');
+        const conflict = txn.status?.conditions?.find((c) => c.type === 'InstallationConflict');
+        expect(conflict).toMatchObject({ status: 'True', reason: 'WrittenByAnotherInstallation' });
+        return { txn, conflict };
+      });
+      expect(marked.conflict?.message).toContain(
+        `written by the installation in namespace "${second.namespace}"`,
+      );
+      expect(marked.txn.status?.phase).toBe('Pending');
+      expect(await conflictsCounted(first)).toBe(1);
+      const events = await clients.admin.list('v1', 'Event', ns);
+      expect(events.items.map((e) => (e as { reason?: string }).reason)).toContain('InstallationConflict');
+      // A neighbour's Transaction beside it commits promptly.
+      await clients.admin.create(transaction(ns, 'beside', createConfigMap('beside')));
+      await waitForPhase(clients.admin, ns, 'beside', 'Committed', 30_000);
+      // Still not driven.
+      expect((await getTxn(clients.admin, ns, 'contested')).status?.phase).toBe('Pending');
+      expect(
+        await clients.admin.find({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'contested' }),
+      ).toBeUndefined();
+
+      // The second installation stops (its claim goes with it): the first takes the Transaction over.
+      await secondController.stop();
+      const taken = await waitForPhase(clients.admin, ns, 'contested', 'Committed', 90_000);
+      expect(taken.status?.installation).toBe(CONTROLLER_NAMESPACE);
+      expect(taken.status?.conditions?.find((c) => c.type === 'InstallationConflict')).toBeUndefined();
+    } catch (error) {
+      for (const p of [secondController, first]) {
+        if (p) console.error(`--- ${p.logFile} ---\n${(await p.logs()).slice(-5_000)}`);
+      }
+      throw error;
+    } finally {
+      await first?.stop();
+      await secondController.stop();
+      await secondClient.connection.close();
+    }
   });
 });

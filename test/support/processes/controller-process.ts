@@ -13,6 +13,8 @@ export interface ControllerProcessOptions {
   kubeconfig: string;
   /** Reconcile only this namespace (tests run side by side). */
   namespace?: string;
+  /** The installation's namespace (its leader Lease, its claim); janus-system by default, as shipped. */
+  controllerNamespace?: string;
   extraArgs?: string[];
   env?: Record<string, string>;
   /** Default debug: tests read the per-request log lines. */
@@ -36,7 +38,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       '--kubeconfig',
       opts.kubeconfig,
       '--controller-namespace',
-      'janus-system',
+      opts.controllerNamespace ?? 'janus-system',
       '--log-level',
       opts.logLevel ?? 'debug',
       '--metrics-bind-address',

@@ -4,10 +4,13 @@ import {
   ANALYSIS_TEMPLATE_CRD_PATH,
   CHART_ANALYSIS_TEMPLATE_CRD_PATH,
   CHART_CRD_PATH,
+  CHART_INSTANCE_CLAIM_CRD_PATH,
   CHART_SOURCE_CRD_PATH,
   CRD_MANIFEST_PATH,
+  INSTANCE_CLAIM_CRD_PATH,
   renderAnalysisTemplateCrdManifest,
   renderCrdManifest,
+  renderInstanceClaimCrdManifest,
   renderSourceCrdManifest,
   SOURCE_CRD_PATH,
 } from '../../../src/api/generate-crd.ts';
@@ -89,5 +92,13 @@ describe('the Source CRD manifest', () => {
     // Every object of the largest render fits in one transaction on its first apply.
     expect(status?.properties?.inventory?.maxItems).toBe(MAX_SOURCE_OBJECTS);
     expect(MAX_SOURCE_OBJECTS).toBeLessThanOrEqual(MAX_CHANGES);
+  });
+});
+
+describe('the InstanceClaim CRD manifest', () => {
+  it('is what the schema generates, in manifests/ and in the chart; cluster-scoped', () => {
+    expect(readFileSync(INSTANCE_CLAIM_CRD_PATH, 'utf8')).toBe(renderInstanceClaimCrdManifest());
+    expect(readFileSync(CHART_INSTANCE_CLAIM_CRD_PATH, 'utf8')).toBe(renderInstanceClaimCrdManifest());
+    expect(renderInstanceClaimCrdManifest()).toContain('scope: Cluster');
   });
 });

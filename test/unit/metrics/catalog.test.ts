@@ -35,6 +35,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_reconcile_total', 'counter', ['result']],
   ['janus_reconcile_duration_seconds', 'histogram', []],
   ['janus_leader', 'gauge', ['lease']],
+  ['janus_installation_conflicts_total', 'counter', []],
 ];
 
 /** Calls every recording method once, so that every family has at least one series. */

@@ -86,3 +86,25 @@ app.kubernetes.io/component: controller
 {{- printf "%s:%s" .Values.image.repository $tag }}
 {{- end }}
 {{- end }}
+
+{{/*
+Refuses to install an installation of an instance that another one, in another namespace, serves
+for an overlapping scope (docs/operations.md, Several installations): both would drive the same
+Transactions. The cluster's InstanceClaims say which namespace serves which instance; a claim
+renewed within its lease is a live installation. The controller refuses to start there too; this
+says it before anything is installed. `helm template` and `--dry-run` look nothing up.
+*/}}
+{{- define "janus.checkInstanceClaims" -}}
+{{- if lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" "instanceclaims.tx.janus.io" }}
+{{- $watch := .Values.watchNamespace | default "" }}
+{{- $instance := .Values.instance | default "" }}
+{{- range $claim := (lookup "tx.janus.io/v1alpha1" "InstanceClaim" "" "").items | default list }}
+{{- $spec := $claim.spec }}
+{{- $theirs := $spec.watchNamespace | default "" }}
+{{- $age := sub (now | unixEpoch) (toDate "2006-01-02T15:04:05Z07:00" $spec.renewTime | unixEpoch) }}
+{{- if and (eq ($spec.instance | default "") $instance) (ne $spec.controllerNamespace $.Release.Namespace) (or (eq $watch "") (eq $theirs "") (eq $watch $theirs)) (lt (int64 $age) (int64 $spec.leaseDurationSeconds)) }}
+{{- fail (printf "the installation in namespace %s (InstanceClaim %s, renewed %ds ago) already serves %s for %s: this release in %s would drive the same Transactions. Set instance to a name of its own (and label its Transactions tx.janus.io/instance), or watchNamespace to a namespace the other does not watch, or uninstall the other" $spec.controllerNamespace $claim.metadata.name (int64 $age) (ternary "the default instance" (printf "instance %s" $instance) (eq $instance "")) (ternary "every namespace" (printf "namespace %s" $theirs) (eq $theirs "")) $.Release.Namespace) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

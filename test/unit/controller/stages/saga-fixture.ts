@@ -92,6 +92,7 @@ export function sagaWorld(): SagaWorld {
     log: silentLogger(),
     now,
     controllerNamespace: 'janus-system',
+    isLiveInstallation: () => false,
     analysis: { allowedAddresses: [], templateNamespaces: ['janus-system'] },
     sopsKinds: [],
     viewRole: new ViewRole(objects, now),
