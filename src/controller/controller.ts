@@ -141,7 +141,7 @@ export class TransactionController {
       isLiveInstallation: opts.isLiveInstallation ?? (() => false),
       analysis: opts.analysis ?? { allowedAddresses: [], templateNamespaces: [opts.controllerNamespace] },
       sopsKinds: opts.sopsKinds ?? [],
-      viewRole: new ViewRole(objects, now),
+      viewRole: new ViewRole(opts.client, now),
       serviceAccounts: new ServiceAccounts(opts.client, now),
       heldLocks: new HeldLocks({ locks, now, log: opts.log }),
       health: this.#health,

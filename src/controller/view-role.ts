@@ -8,8 +8,8 @@
  * manifests/rbac) and kept a minute.
  */
 import { kindName, sopsKindRefusal } from '../changes/sops-kinds.ts';
+import type { KubeClient } from '../kube/client.ts';
 import { isForbidden, isNotFound } from '../kube/errors.ts';
-import type { Objects } from '../kube/resources.ts';
 import { errorText } from '../log/index.ts';
 import { type PolicyRule, rulesMayRead } from '../rollback-store/view-readable.ts';
 import type { Item } from './context.ts';
@@ -30,12 +30,13 @@ export interface ViewRules {
 type Read = ViewRoleRead;
 
 export class ViewRole implements ViewRules {
-  readonly #objects: Objects;
+  readonly #client: KubeClient;
   readonly #now: () => number;
   #cached: { at: number; read: Promise<Read> } | undefined;
 
-  constructor(objects: Objects, now: () => number) {
-    this.#objects = objects;
+  /** `client`: the controller's own identity. */
+  constructor(client: KubeClient, now: () => number) {
+    this.#client = client;
     this.#now = now;
   }
 
@@ -46,11 +47,10 @@ export class ViewRole implements ViewRules {
   read(): Promise<Read> {
     const now = this.#now();
     if (this.#cached && now - this.#cached.at < VIEW_ROLE_TTL_MS) return this.#cached.read;
-    const read = this.#objects
-      .get<{ apiVersion: string; kind: string; metadata: { name: string }; rules?: PolicyRule[] }>({
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRole',
-        name: VIEW_ROLE,
+    const read = this.#client
+      .request<{ rules?: PolicyRule[] }>({
+        method: 'GET',
+        path: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${VIEW_ROLE}`,
       })
       .then(
         (role): Read => ({ rules: role.rules ?? [] }),

@@ -17,6 +17,7 @@ import { HeldLocks } from '../../../src/controller/held-locks.ts';
 import { measurementRunner } from '../../../src/controller/measurements.ts';
 import { type ReconcileResult, Reconciler } from '../../../src/controller/reconciler.ts';
 import { ServiceAccounts } from '../../../src/controller/service-accounts.ts';
+import { ViewRole } from '../../../src/controller/view-role.ts';
 import { EventRecorder } from '../../../src/kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../../src/kube/resources.ts';
 import { TRANSACTION_MAPPING } from '../../../src/kube/transactions.ts';
@@ -77,7 +78,10 @@ export class ControllerProcess {
       log,
       now,
       controllerNamespace: 'janus-system',
+      isLiveInstallation: () => false,
       analysis: opts.analysis ?? { allowedAddresses: [], templateNamespaces: ['janus-system'] },
+      sopsKinds: [],
+      viewRole: new ViewRole(client, now),
       serviceAccounts: new ServiceAccounts(client, now),
       heldLocks: new HeldLocks({ locks, now, log }),
       health: this.#healthReader(api),

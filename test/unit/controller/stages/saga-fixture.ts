@@ -95,7 +95,7 @@ export function sagaWorld(): SagaWorld {
     isLiveInstallation: () => false,
     analysis: { allowedAddresses: [], templateNamespaces: ['janus-system'] },
     sopsKinds: [],
-    viewRole: new ViewRole(objects, now),
+    viewRole: new ViewRole(client, now),
     serviceAccounts: new ServiceAccounts(client, now),
     heldLocks: new HeldLocks({ locks, now, log: silentLogger() }),
     health,
