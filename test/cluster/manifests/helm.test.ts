@@ -300,8 +300,8 @@ describe('the Helm chart manifests/helm/janus', () => {
     const shared = blue.map(id).filter((i) => byId(green).has(i));
     expect(shared).toEqual([
       'CustomResourceDefinition /analysistemplates.tx.janus.io',
-      'CustomResourceDefinition /sources.tx.janus.io',
       'CustomResourceDefinition /instanceclaims.tx.janus.io',
+      'CustomResourceDefinition /sources.tx.janus.io',
       'CustomResourceDefinition /transactions.tx.janus.io',
     ]);
     // Each handles the Transactions of its instance (and leads under janus-controller-<instance>).
