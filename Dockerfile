@@ -20,7 +20,7 @@ ARG GO_IMAGE=golang:1.26.8-trixie
 # script, CGO_ENABLED=0 and -trimpath: static binaries, no downloaded release.
 FROM ${GO_IMAGE} AS render-tools
 WORKDIR /src
-COPY test/kube-testenv/build-render-tools.sh ./
+COPY test/kube-testenv/build-render-tools.sh test/kube-testenv/lib.sh ./
 COPY test/kube-testenv/kustomize/go.mod test/kube-testenv/kustomize/go.sum test/kube-testenv/kustomize/tools.go ./kustomize/
 COPY test/kube-testenv/helm/go.mod test/kube-testenv/helm/go.sum test/kube-testenv/helm/tools.go ./helm/
 ENV GOTOOLCHAIN=local

@@ -9,9 +9,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache_root=${JANUS_CACHE_DIR:-$HOME/.cache/janus}/alertmanager
-
-export CGO_ENABLED=0 GOWORK=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly
-export GOMODCACHE=$cache_root/gomod GOCACHE=$cache_root/gobuild
+name=alertmanager
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+export CGO_ENABLED=0 GOFLAGS=-mod=readonly
 
 module=github.com/prometheus/alertmanager
 version=$(awk -v m="$module" '$1 == "require" && $2 == m { print $3 }' "$here/alertmanager/go.mod")
@@ -22,38 +23,11 @@ key=$( { cat "$here/alertmanager/go.mod" "$here/alertmanager/go.sum" "$here/aler
 out=${JANUS_ALERTMANAGER_BIN:-$cache_root/$key/bin}
 
 up_to_date() { [[ -x $out/alertmanager && -f $out/.complete ]]; }
-if up_to_date; then
-  echo "alertmanager: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
-# One build at a time per cache (see build.sh).
-mkdir -p "$cache_root"
-exec 9>"$cache_root/.build.lock"
-if ! flock -n 9; then
-  echo "alertmanager: another build of Alertmanager is running; waiting for it" >&2
-  flock 9
-fi
-if up_to_date; then
-  echo "alertmanager: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
+reuse_or_lock "$cache_root"
 echo "alertmanager: building $version into $out (cold build time: see docs/operations.md, Notifications)" >&2
-rm -rf "$out.partial" && mkdir -p "$out.partial"
-start=$SECONDS
 # Only cmd/alertmanager (no amtool). Its web UI is embedded from files committed in the module,
 # so nothing is generated. `go build` downloads only the modules that package needs.
 (cd "$here/alertmanager" && go build -trimpath -buildvcs=false \
   -ldflags "-s -w -X github.com/prometheus/common/version.Version=$version -X github.com/prometheus/common/version.Branch=janus-testenv" \
   -o "$out.partial/" "$module/cmd/alertmanager")
-touch "$out.partial/.complete"
-rm -rf "$out" && mv "$out.partial" "$out"
-# Keep the two newest builds (another checkout may still be using the previous one).
-if [[ -z ${JANUS_ALERTMANAGER_BIN:-} ]]; then
-  ls -1dt "$cache_root"/*/bin 2>/dev/null | tail -n +3 | xargs -r -n1 dirname | xargs -r rm -rf
-fi
-echo "alertmanager: built in $((SECONDS - start))s" >&2
-echo "$out"
+publish "$cache_root" "${JANUS_ALERTMANAGER_BIN:-}"

@@ -16,8 +16,10 @@ cache_root=${JANUS_CACHE_DIR:-$HOME/.cache/janus}/gitea
 # sqlite_unlock_notify, as Gitea's own release builds; it compiles SQLite's C source it carries,
 # with gcc, so no system library is needed). -mod=mod: the build happens inside the module's own
 # source, whose go.sum is taken as it comes.
-export CGO_ENABLED=1 GOWORK=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
-export GOMODCACHE=$cache_root/gomod GOCACHE=$cache_root/gobuild
+name=gitea
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+export CGO_ENABLED=1 GOFLAGS=-mod=mod
 
 version=$(awk '$1 == "version" { print $2 }' "$here/gitea/VERSION")
 sum=$(awk '$1 == "sum" { print $2 }' "$here/gitea/VERSION")
@@ -27,27 +29,8 @@ key=$( { cat "$here/gitea/VERSION" "$here/build-gitea.sh"; go version; } | sha25
 out=${JANUS_GITEA_BIN:-$cache_root/$key/bin}
 
 up_to_date() { [[ -x $out/gitea && -d $out/share/options && -f $out/.complete ]]; }
-if up_to_date; then
-  echo "gitea: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
-# One build at a time per cache (see build.sh).
-mkdir -p "$cache_root"
-exec 9>"$cache_root/.build.lock"
-if ! flock -n 9; then
-  echo "gitea: another build of Gitea is running; waiting for it" >&2
-  flock 9
-fi
-if up_to_date; then
-  echo "gitea: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
+reuse_or_lock "$cache_root"
 echo "gitea: building $version into $out (a cold build takes about 10 minutes on 2 cores)" >&2
-start=$SECONDS
 # `go mod download` checks the zip against the checksum database; the pin checks it against ours.
 info=$(cd "$cache_root" && go mod download -json "code.gitea.io/gitea@$version")
 got=$(echo "$info" | awk -F'"' '$2 == "Sum" { print $4 }')
@@ -58,7 +41,7 @@ if [[ $got != "$sum" ]]; then
 fi
 # The module cache is read-only and `go build` with -mod=mod may write go.mod/go.sum: a copy.
 work=$cache_root/src-$version
-rm -rf "$work" "$out.partial" && mkdir -p "$out.partial/share"
+rm -rf "$work" && mkdir -p "$out.partial/share"
 cp -r "$src" "$work" && chmod -R u+w "$work"
 # Only the gitea binary (main package at the module root); `go build` downloads only the
 # modules its packages need.
@@ -67,11 +50,4 @@ tags="sqlite sqlite_unlock_notify"
   -ldflags "-s -w -X main.Version=${version#v} -X 'main.Tags=$tags'" -o "$out.partial/gitea" .)
 cp -r "$work/templates" "$work/options" "$out.partial/share/"
 rm -rf "$work"
-touch "$out.partial/.complete"
-rm -rf "$out" && mv "$out.partial" "$out"
-# Keep the two newest builds (another checkout may still be using the previous one).
-if [[ -z ${JANUS_GITEA_BIN:-} ]]; then
-  ls -1dt "$cache_root"/*/bin 2>/dev/null | tail -n +3 | xargs -r -n1 dirname | xargs -r rm -rf
-fi
-echo "gitea: built in $((SECONDS - start))s" >&2
-echo "$out"
+publish "$cache_root" "${JANUS_GITEA_BIN:-}"

@@ -9,9 +9,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache_root=${JANUS_CACHE_DIR:-$HOME/.cache/janus}/prometheus
-
-export CGO_ENABLED=0 GOWORK=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly
-export GOMODCACHE=$cache_root/gomod GOCACHE=$cache_root/gobuild
+name=prometheus
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+export CGO_ENABLED=0 GOFLAGS=-mod=readonly
 
 module=github.com/prometheus/prometheus
 version=$(awk -v m="$module" '$1 == "require" && $2 == m { print $3 }' "$here/prometheus/go.mod")
@@ -22,28 +23,8 @@ key=$( { cat "$here/prometheus/go.mod" "$here/prometheus/go.sum" "$here/promethe
 out=${JANUS_PROMETHEUS_BIN:-$cache_root/$key/bin}
 
 up_to_date() { [[ -x $out/prometheus && -f $out/.complete ]]; }
-if up_to_date; then
-  echo "prometheus: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
-# One build at a time per cache (see build.sh).
-mkdir -p "$cache_root"
-exec 9>"$cache_root/.build.lock"
-if ! flock -n 9; then
-  echo "prometheus: another build of Prometheus is running; waiting for it" >&2
-  flock 9
-fi
-if up_to_date; then
-  echo "prometheus: $version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
+reuse_or_lock "$cache_root"
 echo "prometheus: building $version into $out (a cold build takes about 5 minutes on 2 cores)" >&2
-rm -rf "$out.partial" && mkdir -p "$out.partial"
-start=$SECONDS
 # Only cmd/prometheus (no promtool). remove_all_sd leaves out every service discovery but the
 # static, file and http ones (the tests scrape a static target): the cloud SDKs it drops are
 # most of the build. No builtinassets tag: the web UI's assets are not embedded (the API serves).
@@ -51,11 +32,4 @@ start=$SECONDS
 (cd "$here/prometheus" && go build -trimpath -buildvcs=false -tags=remove_all_sd \
   -ldflags "-s -w -X github.com/prometheus/common/version.Version=$version -X github.com/prometheus/common/version.Branch=janus-testenv" \
   -o "$out.partial/" "$module/cmd/prometheus")
-touch "$out.partial/.complete"
-rm -rf "$out" && mv "$out.partial" "$out"
-# Keep the two newest builds (another checkout may still be using the previous one).
-if [[ -z ${JANUS_PROMETHEUS_BIN:-} ]]; then
-  ls -1dt "$cache_root"/*/bin 2>/dev/null | tail -n +3 | xargs -r -n1 dirname | xargs -r rm -rf
-fi
-echo "prometheus: built in $((SECONDS - start))s" >&2
-echo "$out"
+publish "$cache_root" "${JANUS_PROMETHEUS_BIN:-}"

@@ -15,7 +15,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export CGO_ENABLED=0 GOWORK=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly
+name="render tools"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+export CGO_ENABLED=0 GOFLAGS=-mod=readonly
 
 # The version module $2 is required at in $1/go.mod (a one-line require or a require block).
 required() { awk -v m="$2" '$1 == "require" && $2 == m { print $3 } $1 == m { print $2 }' "$here/$1/go.mod"; }
@@ -37,7 +40,6 @@ if [[ ${1:-} == --into ]]; then
 fi
 
 cache_root=${JANUS_CACHE_DIR:-$HOME/.cache/janus}/render-tools
-export GOMODCACHE=$cache_root/gomod GOCACHE=$cache_root/gobuild
 
 # Everything that can change the binaries goes into the key.
 key=$( { cat "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go" \
@@ -46,34 +48,7 @@ key=$( { cat "$here/helm/go.mod" "$here/helm/go.sum" "$here/helm/tools.go" \
 out=${JANUS_RENDER_TOOLS_BIN:-$cache_root/$key/bin}
 
 up_to_date() { [[ -x $out/helm && -x $out/kustomize && -f $out/.complete ]]; }
-if up_to_date; then
-  echo "render tools: helm $helm_version, kustomize $kustomize_version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
-# One build at a time per cache (see build.sh).
-mkdir -p "$cache_root"
-exec 9>"$cache_root/.build.lock"
-if ! flock -n 9; then
-  echo "render tools: another build is running; waiting for it" >&2
-  flock 9
-fi
-if up_to_date; then
-  echo "render tools: helm $helm_version, kustomize $kustomize_version up to date in $out" >&2
-  echo "$out"
-  exit 0
-fi
-
+reuse_or_lock "$cache_root"
 echo "render tools: building helm $helm_version and kustomize $kustomize_version into $out (a cold build takes about 5 minutes of CPU on 2 cores)" >&2
-rm -rf "$out.partial" && mkdir -p "$out.partial"
-start=$SECONDS
 build_into "$out.partial"
-touch "$out.partial/.complete"
-rm -rf "$out" && mv "$out.partial" "$out"
-# Keep the two newest builds (another checkout may still be using the previous one).
-if [[ -z ${JANUS_RENDER_TOOLS_BIN:-} ]]; then
-  ls -1dt "$cache_root"/*/bin 2>/dev/null | tail -n +3 | xargs -r -n1 dirname | xargs -r rm -rf
-fi
-echo "render tools: built in $((SECONDS - start))s" >&2
-echo "$out"
+publish "$cache_root" "${JANUS_RENDER_TOOLS_BIN:-}"

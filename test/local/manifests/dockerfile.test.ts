@@ -213,6 +213,7 @@ describe('the container image', () => {
     expect(sources.sort()).toEqual(
       [
         `${kubeTestenv}/build-render-tools.sh`,
+        `${kubeTestenv}/lib.sh`,
         ...['helm', 'kustomize'].flatMap((m) =>
           ['go.mod', 'go.sum', 'tools.go'].map((f) => `${kubeTestenv}/${m}/${f}`),
         ),
