@@ -5,7 +5,7 @@ import type { KubeObject } from '../kube/resources.ts';
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
 import { htmlText, markdownCode } from '../text/markdown.ts';
 import { printable } from '../text/printable.ts';
-import { diffObjects } from './manifest-diff.ts';
+import { diffObjects } from '../yaml/manifest-diff.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete' | 'unchanged' | 'error';
 

@@ -10,7 +10,7 @@ import type { KubeObject, ObjectRef, Objects } from '../kube/resources.ts';
 import { expiresAt, holderTransaction, isFree, type LeaseSpec } from '../locks/lease-name.ts';
 import type { StoreReader } from '../rollback-store/store.ts';
 import { describeTarget, resolveTarget } from '../saga/targets.ts';
-import { diffObjects } from './manifest-diff.ts';
+import { diffObjects } from '../yaml/manifest-diff.ts';
 import type { StandingItem } from './recover-plan.ts';
 
 export interface InspectedItem extends StandingItem {

@@ -74,6 +74,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     'inspect, and restore on request, the changes a failed rollback left standing',
     () => import('./commands/recover.ts'),
   ),
+  entry(
+    'ui',
+    'a web view of Transactions on 127.0.0.1: live, with their changes, locks, bake window and history',
+    () => import('./commands/ui.ts'),
+  ),
   // ── The Git side. ──
   entry(
     'poll',

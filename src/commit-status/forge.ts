@@ -74,3 +74,15 @@ function defaultApiBase(kind: ForgeKind, url: URL): string {
       return `${url.origin}/api/v1`;
   }
 }
+
+/**
+ * The forge's web page of `commit` in `repository` (for links to the record of an outcome), or
+ * undefined when the forge cannot be told from the URL.
+ */
+export function commitPageUrl(repository: string, commit: string, kind?: ForgeKind): string | undefined {
+  const forge = resolveForge(repository, kind ? { kind } : {});
+  if ('error' in forge || !/^[0-9a-f]{40,64}$/.test(commit)) return undefined;
+  const url = new URL(repository);
+  const base = `${url.protocol}//${url.host}/${forge.project}`;
+  return forge.kind === 'gitlab' ? `${base}/-/commit/${commit}` : `${base}/commit/${commit}`;
+}

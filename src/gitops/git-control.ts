@@ -138,6 +138,28 @@ export function gitSideStateOf(object: KubeObject): GitSideState {
   };
 }
 
+/** The annotations `janus suspend` (and the web view) write: suspended, why, since when, by whom. */
+export function suspendAnnotations(
+  reason: string | undefined,
+  by: string | undefined,
+  at: Date,
+): Record<string, string | null> {
+  return {
+    [ANNOTATION_SUSPEND]: 'true',
+    [ANNOTATION_SUSPEND_REASON]: reason || null,
+    [ANNOTATION_SUSPENDED_AT]: at.toISOString(),
+    [ANNOTATION_SUSPENDED_BY]: by ?? null,
+  };
+}
+
+/** What `janus resume` removes: every annotation of a suspension. */
+export const RESUME_ANNOTATIONS: Readonly<Record<string, null>> = {
+  [ANNOTATION_SUSPEND]: null,
+  [ANNOTATION_SUSPEND_REASON]: null,
+  [ANNOTATION_SUSPENDED_AT]: null,
+  [ANNOTATION_SUSPENDED_BY]: null,
+};
+
 /** One line for logs, /readyz and `janus status`: "suspended since <t> by <who>: <reason>". */
 export function describeSuspension(suspension: Suspension): string {
   const since = suspension.since ? ` since ${suspension.since}` : '';

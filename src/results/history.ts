@@ -66,6 +66,8 @@ export function matchesTransaction(entry: HistoryEntry, name: string | undefined
 export interface HistoryOptions {
   /** See matchesTransaction. */
   transaction?: string | undefined;
+  /** Only the transactions of this namespace. */
+  namespace?: string | undefined;
   /** Most entries to return: the newest ones. */
   limit: number;
   /** Most commits to walk (a guard for huge branches). Default 100,000. */
@@ -104,7 +106,11 @@ export async function readHistory(
     if (!commit && (await session.deepen(branch, DEEPEN_BY))) commit = await session.store.findCommit(oid);
     if (!commit) break;
     const entry = historyEntryOf(commit);
-    if (entry && matchesTransaction(entry, options.transaction)) {
+    if (
+      entry &&
+      matchesTransaction(entry, options.transaction) &&
+      (options.namespace === undefined || entry.transaction.startsWith(`${options.namespace}/`))
+    ) {
       if (entries.length === options.limit) return { tip, entries, more: true };
       entries.push(entry);
     }

@@ -61,6 +61,8 @@ export interface InformerOptions<T extends KubeObject> {
   /** Reconnect backoff. Default 800 ms doubling to 30 s, as client-go's reflector. */
   backoff?: BackoffPolicy | undefined;
   metrics?: InformerMetrics | undefined;
+  /** Hears each failed LIST (a 403 that retrying will not fix, say); it is retried all the same. */
+  onListError?: ((error: unknown) => void) | undefined;
   logger?: Logger | undefined;
   random?: Random | undefined;
 }
@@ -152,6 +154,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           failures++;
           this.#lastListError = e;
           this.#logger.warn({ err: e, failures }, 'informer list failed');
+          this.#reportListError(e);
           continue;
         }
       }
@@ -163,6 +166,14 @@ export class Informer<T extends KubeObject = KubeObject> {
       const log = { err: end.error, reason: end.reason, failures };
       if (end.reason === 'closed') this.#logger.debug(log, 'watch closed by the server');
       else this.#logger.warn(log, 'watch ended');
+    }
+  }
+
+  #reportListError(e: unknown): void {
+    try {
+      this.#opts.onListError?.(e);
+    } catch (err) {
+      this.#logger.error({ err }, 'informer onListError hook failed');
     }
   }
 

@@ -1,6 +1,5 @@
 /** `janus cancel <name>`: stops a transaction in flight and undoes what it committed. */
-import { requestByAnnotation } from '../annotation-request.ts';
-import { decideCancel } from '../cancel-request.ts';
+import { CANCEL_REQUEST, requestByAnnotation } from '../annotation-request.ts';
 import { CLUSTER_FLAGS } from '../cluster.ts';
 import { defineCommand } from '../command.ts';
 import { WAIT_FLAGS } from '../wait.ts';
@@ -35,10 +34,5 @@ Examples:
     },
     ...WAIT_FLAGS,
   },
-  run: (values, args) =>
-    requestByAnnotation(
-      { command: 'cancel', decide: decideCancel, eventReason: 'CancelRequestedByUser' },
-      values,
-      args,
-    ),
+  run: (values, args) => requestByAnnotation(CANCEL_REQUEST, values, args),
 });

@@ -1,18 +1,16 @@
 /** `janus history [name]`: the outcomes on the results branch as a table, as `argocd app history`. */
 
-import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { type AllowedSigners, parseAllowedSigners } from '../../git/allowed-signers.ts';
-import { MAX_ALLOWED_SIGNERS_BYTES } from '../../git/allowed-signers-file.ts';
-import { credentialsProvider, GitRepository } from '../../git/index.ts';
-import type { GitSession } from '../../git/repository.ts';
-import { auditBranch, type BranchAudit } from '../../results/branch-audit.ts';
-import { type History, type HistoryEntry, readHistory } from '../../results/history.ts';
-import { type RecordSignature, verifyRecord } from '../../results/record-signature.ts';
+import type { BranchAudit } from '../../results/branch-audit.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams } from '../output.ts';
-import { GIT_ACCESS_FLAGS, gitAccessSettings } from '../run-settings.ts';
+import {
+  allowedSigners,
+  CACHE_DIR_FLAG,
+  RESULTS_BRANCH_FLAG,
+  readResultsHistory,
+  type VerifiedHistory,
+} from '../results-history.ts';
+import { GIT_ACCESS_FLAGS } from '../run-settings.ts';
 import { renderTable, truncate } from '../table.ts';
 
 export default defineCommand({
@@ -57,13 +55,7 @@ Examples:
       placeholder: 'url|path',
       description: 'the Git repository: a local clone, or an https:// URL',
     },
-    'results-branch': {
-      type: 'string',
-      env: 'JANUS_RESULTS_BRANCH',
-      default: 'janus/results',
-      placeholder: 'name',
-      description: 'the branch janus run commits outcomes to',
-    },
+    ...RESULTS_BRANCH_FLAG,
     limit: {
       type: 'string',
       env: 'JANUS_HISTORY_LIMIT',
@@ -90,12 +82,7 @@ Examples:
       description: "git's allowed-signers file holding the key results are signed with; needs --verify",
     },
     ...GIT_ACCESS_FLAGS,
-    'cache-dir': {
-      type: 'string',
-      env: 'JANUS_CACHE_DIR',
-      placeholder: 'path',
-      description: 'where an https:// repository is fetched to (default ~/.cache/janus)',
-    },
+    ...CACHE_DIR_FLAG,
     ...OUTPUT_FLAG,
   },
   async run(values, args) {
@@ -103,36 +90,14 @@ Examples:
     const transaction = args[0];
     const limit = positiveInt(values.limit, 'limit');
     const format = parseOutput(values.output, ['json', 'yaml'] as const);
-    const { credentials } = gitAccessSettings(values);
-    const branch = values['results-branch'];
     const allowed = await allowedSigners(values.verify, values['allowed-signers-file']);
     const after = verifyAfter(values.verify, values['verify-after']);
-    const repository = await GitRepository.open({
-      location: values.repo,
-      cacheDir: values['cache-dir'] ?? join(homedir(), '.cache', 'janus'),
-      ...(credentials && {
-        credentials: credentialsProvider({
-          secret: credentials,
-          ...(values['git-username'] !== undefined && { username: values['git-username'] }),
-        }),
-      }),
+    const { history, read, display } = await readResultsHistory(values, {
+      transaction,
+      limit,
+      allowed,
+      audit: { after },
     });
-    const { history, read } = await repository.run(
-      async (session): Promise<{ history: VerifiedHistory; read: string }> => {
-        let tip = await session.fetch(branch);
-        let read = branch;
-        if (tip === undefined && repository.location.kind === 'local') {
-          // A clone has the results branch as a remote-tracking branch unless someone checked it out.
-          tip = await session.store.resolveRef(`refs/remotes/origin/${branch}`);
-          read = `origin/${branch}`;
-        }
-        const history = await readHistory(session, branch, tip, { transaction, limit });
-        if (!allowed) return { history, read };
-        const audit =
-          tip === undefined ? undefined : await auditBranch(session, branch, tip, allowed, { after });
-        return { history: { ...(await verified(session, history, allowed)), ...(audit && { audit }) }, read };
-      },
-    );
     const { stdout, stderr } = processStreams();
     if (format) {
       const { audit } = history;
@@ -147,18 +112,12 @@ Examples:
           format,
         ),
       );
-    } else stderr.write(renderHistory(history, read, repository.display, transaction));
+    } else stderr.write(renderHistory(history, read, display, transaction));
     const unverified = history.entries.some((e) => e.signature && e.signature.status !== 'verified');
     const { audit } = history;
     return unverified || (audit && (audit.unverifiedCount > 0 || audit.incomplete)) ? 3 : 0;
   },
 });
-
-type VerifiedHistory = Omit<History, 'entries'> & {
-  entries: (HistoryEntry & { signature?: RecordSignature })[];
-  /** With --verify: every commit of the branch, records or not. */
-  audit?: BranchAudit;
-};
 
 /** --verify-after's commit, lowercased; refused without --verify or when it is not a hex id. */
 function verifyAfter(verify: boolean, commit: string | undefined): string | undefined {
@@ -167,42 +126,6 @@ function verifyAfter(verify: boolean, commit: string | undefined): string | unde
   if (!/^[0-9a-f]{7,64}$/i.test(commit))
     throw new UsageError(`--verify-after: expected a commit hash (7 to 64 hex digits), got "${commit}"`);
   return commit.toLowerCase();
-}
-
-/** The allowed signers of --verify; a file without --verify is refused, not ignored. */
-async function allowedSigners(
-  verify: boolean,
-  file: string | undefined,
-): Promise<AllowedSigners | undefined> {
-  if (!verify) {
-    if (file) throw new UsageError('--allowed-signers-file takes effect only with --verify');
-    return undefined;
-  }
-  if (!file)
-    throw new UsageError('--verify needs --allowed-signers-file: the public key results are signed with');
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`--allowed-signers-file: cannot read ${file} (${error.code ?? 'error'})`);
-  });
-  if (Buffer.byteLength(text) > MAX_ALLOWED_SIGNERS_BYTES)
-    throw new UsageError(`--allowed-signers-file: ${file} is larger than 1 MiB`);
-  const signers = parseAllowedSigners(text);
-  if (signers.signers.length === 0)
-    throw new UsageError(
-      `--allowed-signers-file: no usable key in ${file} (${signers.problems.join('; ') || 'empty'})`,
-    );
-  return signers;
-}
-
-async function verified(
-  session: GitSession,
-  history: History,
-  allowed: AllowedSigners,
-): Promise<VerifiedHistory> {
-  const now = Date.now();
-  const entries = [];
-  for (const entry of history.entries)
-    entries.push({ ...entry, signature: await verifyRecord(session.store, entry.record, allowed, now) });
-  return { ...history, entries };
 }
 
 const HEADER = ['RECORDED', 'TRANSACTION', 'PHASE', 'DETAIL', 'SOURCE', 'RECORD'] as const;

@@ -1,10 +1,5 @@
 /** `janus resume`: undo janus suspend and poll at once, as `flux resume source git`. */
-import {
-  ANNOTATION_SUSPEND,
-  ANNOTATION_SUSPEND_REASON,
-  ANNOTATION_SUSPENDED_AT,
-  ANNOTATION_SUSPENDED_BY,
-} from '../../gitops/git-control.ts';
+import { RESUME_ANNOTATIONS } from '../../gitops/git-control.ts';
 import { defineCommand } from '../command.ts';
 import {
   describeSource,
@@ -38,17 +33,6 @@ Examples:
           ? `the Git side of ${describeSource(session.state)} is resumed`
           : `the Git side of ${describeSource(session.state)} is not suspended`,
       );
-      return requestPoll(
-        session,
-        values,
-        suspended
-          ? {
-              [ANNOTATION_SUSPEND]: null,
-              [ANNOTATION_SUSPEND_REASON]: null,
-              [ANNOTATION_SUSPENDED_AT]: null,
-              [ANNOTATION_SUSPENDED_BY]: null,
-            }
-          : {},
-      );
+      return requestPoll(session, values, suspended ? RESUME_ANNOTATIONS : {});
     }),
 });

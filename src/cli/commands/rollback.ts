@@ -1,8 +1,7 @@
 /** `janus rollback <name>`: asks the controller to undo a Committed transaction (or to finish a failed rollback). */
-import { requestByAnnotation } from '../annotation-request.ts';
+import { ROLLBACK_REQUEST, requestByAnnotation } from '../annotation-request.ts';
 import { CLUSTER_FLAGS } from '../cluster.ts';
 import { defineCommand } from '../command.ts';
-import { decideRollback } from '../rollback-request.ts';
 import { WAIT_FLAGS } from '../wait.ts';
 
 export default defineCommand({
@@ -36,10 +35,5 @@ Examples:
     },
     ...WAIT_FLAGS,
   },
-  run: (values, args) =>
-    requestByAnnotation(
-      { command: 'rollback', decide: decideRollback, eventReason: 'RollbackRequestedByUser' },
-      values,
-      args,
-    ),
+  run: (values, args) => requestByAnnotation(ROLLBACK_REQUEST, values, args),
 });

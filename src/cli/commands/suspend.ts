@@ -1,11 +1,5 @@
 /** `janus suspend`: stop materializing new transaction directories, as `flux suspend source git`. */
-import {
-  ANNOTATION_SUSPEND,
-  ANNOTATION_SUSPEND_REASON,
-  ANNOTATION_SUSPENDED_AT,
-  ANNOTATION_SUSPENDED_BY,
-  describeSuspension,
-} from '../../gitops/git-control.ts';
+import { describeSuspension, suspendAnnotations } from '../../gitops/git-control.ts';
 import { whoAmI } from '../../kube/who-am-i.ts';
 import { defineCommand } from '../command.ts';
 import { describeSource, GIT_SIDE_FLAGS, withGitSide } from '../git-side-control.ts';
@@ -51,12 +45,7 @@ Examples:
         return 0;
       }
       const user = await whoAmI(session.cluster.client);
-      const state = await session.annotate({
-        [ANNOTATION_SUSPEND]: 'true',
-        [ANNOTATION_SUSPEND_REASON]: values.reason || null,
-        [ANNOTATION_SUSPENDED_AT]: new Date().toISOString(),
-        [ANNOTATION_SUSPENDED_BY]: user ?? null,
-      });
+      const state = await session.annotate(suspendAnnotations(values.reason, user, new Date()));
       session.say(
         `the Git side of ${describeSource(state)} is ${describeSuspension(state.suspended ?? {})}: no new transaction directory is applied until janus resume`,
       );

@@ -52,7 +52,10 @@ const LAYERS: readonly Readonly<Record<string, string>>[] = [
     notify: 'transaction events routed to chat, webhooks and Alertmanager, as the platform team configured',
   },
   { manager: 'the process: leader election, signals, runnables, the ops server, readiness' },
-  { cli: 'the janus commands: flags mapped to options, output' },
+  {
+    ui: 'the web view of janus ui: its server, access checks, watches pushed as Server-Sent Events, page models',
+    cli: 'the janus commands: flags mapped to options, output',
+  },
 ];
 
 const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));

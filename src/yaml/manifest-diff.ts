@@ -5,7 +5,7 @@
  */
 import { stringify } from 'yaml';
 import type { KubeObject } from '../kube/resources.ts';
-import { type DiffLabels, unifiedDiff } from './diff.ts';
+import { type DiffLabels, unifiedDiff } from '../text/diff.ts';
 
 /** Fields that change on every write or are not the user's: they would only add noise. */
 const SERVER_SET_METADATA = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, unifiedDiff } from '../../../src/cli/diff.ts';
+import { diffLines, unifiedDiff } from '../../../src/text/diff.ts';
 
 const labels = { from: 'a', to: 'b' };
 const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/cli/manifest-diff.ts';
+import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/yaml/manifest-diff.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 
 const labels = { from: 'current', to: 'planned' };

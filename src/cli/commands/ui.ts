@@ -1,0 +1,211 @@
+/** `janus ui`: a web view of Transactions on 127.0.0.1, reading and acting as the person who runs it. */
+import { spawn } from 'node:child_process';
+import type { RequestKind } from '../../api/requests.ts';
+import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
+import { isForbidden } from '../../kube/errors.ts';
+import { transactionsPath } from '../../kube/transactions.ts';
+import { whoAmI } from '../../kube/who-am-i.ts';
+import { errorText } from '../../log/describe-error.ts';
+import { listGitSides } from '../../ui/git-sides.ts';
+import { historyView } from '../../ui/history-view.ts';
+import { startUiServer, type UiBackend } from '../../ui/server.ts';
+import { CANCEL_REQUEST, ROLLBACK_REQUEST, sendRequest } from '../annotation-request.ts';
+import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
+import { defineCommand, positiveInt, UsageError } from '../command.ts';
+import { onInterrupt } from '../interrupt.ts';
+import { processStreams } from '../output.ts';
+import { allowedSigners, readResultsHistory } from '../results-history.ts';
+import { GIT_ACCESS_FLAGS } from '../run-settings.ts';
+
+/** Most outcomes the history page reads back. */
+const HISTORY_LIMIT = 200;
+
+export const UI_FLAGS = {
+  ...CLUSTER_FLAGS,
+  'all-namespaces': {
+    type: 'boolean',
+    short: 'A',
+    env: 'JANUS_ALL_NAMESPACES',
+    description: 'open on every namespace (the default when you may list Transactions cluster-wide)',
+  },
+  port: {
+    type: 'string',
+    env: 'JANUS_UI_PORT',
+    default: '0',
+    placeholder: 'port',
+    description: 'the port on 127.0.0.1 (default: a free one, chosen at random)',
+  },
+  'no-open': {
+    type: 'boolean',
+    env: 'JANUS_UI_NO_OPEN',
+    description: 'only print the URL; do not open a browser',
+  },
+  'controller-namespace': {
+    type: 'string',
+    env: 'JANUS_CONTROLLER_NAMESPACE',
+    default: DEFAULT_CONTROLLER_NAMESPACE,
+    placeholder: 'namespace',
+    description: 'where janus run runs: its Git sides (suspend, resume) and its repository',
+  },
+  repo: {
+    type: 'string',
+    env: 'JANUS_REPO',
+    placeholder: 'url|path',
+    description: "the results branch's repository (default: the repository of janus run's Git side)",
+  },
+  'results-branch': {
+    type: 'string',
+    env: 'JANUS_RESULTS_BRANCH',
+    default: 'janus/results',
+    placeholder: 'name',
+    description: 'the branch janus run commits outcomes to',
+  },
+  'allowed-signers-file': {
+    type: 'string',
+    env: 'JANUS_RESULTS_ALLOWED_SIGNERS_FILE',
+    placeholder: 'path',
+    description: "git's allowed-signers file: the history page then shows each record's signature state",
+  },
+  ...GIT_ACCESS_FLAGS,
+  'cache-dir': {
+    type: 'string',
+    env: 'JANUS_CACHE_DIR',
+    placeholder: 'path',
+    description: 'where an https:// repository is fetched to (default ~/.cache/janus)',
+  },
+} as const;
+
+export default defineCommand({
+  name: 'ui',
+  usage: 'janus ui [flags]',
+  description: `
+Serves a web view of Transactions on 127.0.0.1 and prints its URL (and opens it, where a browser
+can be started): every Transaction with its phase, live as the API server reports changes (a
+watch, not polling), filtered by namespace and phase; one Transaction with its changes in order,
+what each set and what its undo restores (a diff), its locks and their holders, the health gate
+and the bake window, analysis measurements, the timeline of its phases and Events, and its
+record on the results branch; a namespace's history from the results branch; the Git side of
+janus run, with suspend and resume; Sources, where the cluster serves them.
+
+Every read and every action (rollback, cancel, retry-rollback, suspend, resume; each confirmed
+first) is a request of your own kubeconfig's user, exactly as the CLI's: RBAC decides, and a
+refusal shows the API server's message. The server listens on 127.0.0.1 only, on a random port,
+and answers only the browser that opened the URL it prints (a secret made at each start, traded
+for a cookie): another user of the machine, or another web page, cannot use it.
+
+It is not meant to run inside the cluster: there it would act as its own ServiceAccount, not as
+each person (docs/ui.md).
+
+Exit status: 0 stopped with Ctrl-C; 1 the cluster could not be reached; 2 usage error.
+
+Examples:
+  janus ui
+  janus ui -n shop --no-open
+  janus ui --repo https://github.com/org/deploys --allowed-signers-file janus-results.allowed_signers`,
+  flags: UI_FLAGS,
+  async run(values, args) {
+    if (args.length > 0) throw new UsageError(`janus ui takes no arguments, got "${args.join(' ')}"`);
+    const port = values.port === '0' ? 0 : positiveInt(values.port, 'port');
+    if (port > 65535) throw new UsageError(`--port: ${port} is not a port`);
+    const allowed = values['allowed-signers-file']
+      ? await allowedSigners(true, values['allowed-signers-file'])
+      : undefined;
+    const { stdout, stderr } = processStreams();
+    const cluster = await connect(values, 'ui');
+    const interrupt = onInterrupt();
+    try {
+      const backend: UiBackend = {
+        client: cluster.client,
+        objects: cluster.objects,
+        initialScope: await initialScope(cluster, values),
+        controllerNamespace: values['controller-namespace'],
+        identity: { user: await whoAmI(cluster.client), context: values.context },
+        request: (namespace, name, kind, reason) => sendAs(cluster, namespace, name, kind, reason),
+        history: async (namespace) => {
+          const repo = values.repo ?? (await watchedRepository(cluster, values['controller-namespace']));
+          const source = { ...values, repo };
+          const { history, display } = await readResultsHistory(source, {
+            namespace,
+            limit: HISTORY_LIMIT,
+            allowed,
+          });
+          return historyView(display, values['results-branch'], history, allowed !== undefined);
+        },
+      };
+      const server = await startUiServer(backend, { port });
+      stdout.write(`${server.url}\n`);
+      stderr.write(
+        `janus ui is serving ${backend.initialScope ? `namespace ${backend.initialScope}` : 'every namespace'} as ${backend.identity.user ?? 'your kubeconfig user'} on 127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
+      );
+      if (!values['no-open']) openBrowser(server.url);
+      await new Promise<void>((resolve) => interrupt.signal.addEventListener('abort', () => resolve()));
+      await server.close();
+      return 0;
+    } finally {
+      interrupt.dispose();
+      await cluster.close();
+    }
+  },
+});
+
+/** -A, -n, else every namespace if the user may list them all, else the context's namespace. */
+async function initialScope(
+  cluster: Cluster,
+  values: { 'all-namespaces': boolean; namespace: string | undefined },
+): Promise<string> {
+  if (values['all-namespaces']) return '';
+  if (values.namespace) return values.namespace;
+  try {
+    await cluster.client.request({ method: 'GET', path: transactionsPath(undefined), query: { limit: 1 } });
+    return '';
+  } catch (e) {
+    if (isForbidden(e)) return cluster.namespace;
+    throw e;
+  }
+}
+
+async function sendAs(
+  cluster: Cluster,
+  namespace: string,
+  name: string,
+  kind: RequestKind,
+  reason: string | undefined,
+): Promise<{ ok: boolean; message: string }> {
+  // A retry of a rollback is what `janus rollback` sends on a Failed transaction.
+  const request = kind === 'cancel' ? CANCEL_REQUEST : ROLLBACK_REQUEST;
+  try {
+    const { decision } = await sendRequest(cluster.client, request, namespace, name, {
+      reason,
+      via: 'janus ui',
+    });
+    return { ok: decision.kind !== 'refused', message: decision.message };
+  } catch (e) {
+    return { ok: false, message: errorText(e) };
+  }
+}
+
+/** The repository janus run watches, from its Git side in the controller namespace. */
+async function watchedRepository(cluster: Cluster, namespace: string): Promise<string> {
+  const sides = await listGitSides(cluster.objects, namespace);
+  const repositories = [...new Set(sides.map((s) => s.repository).filter(Boolean))];
+  const [only, ...more] = repositories;
+  if (only && more.length === 0) return only;
+  throw new UsageError(
+    only
+      ? `janus run watches ${repositories.length} repositories in ${namespace}: start janus ui with --repo`
+      : `no Git side of janus run in ${namespace}: start janus ui with --repo to read the results branch`,
+  );
+}
+
+/** Opens `url` in the desktop's browser, where there is one; the URL is printed either way. */
+function openBrowser(url: string): void {
+  const command =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer.exe' : 'xdg-open';
+  try {
+    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No browser here: the URL is on stdout.
+  }
+}
