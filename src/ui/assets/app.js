@@ -11,7 +11,8 @@ async function route() {
   state.stop();
   const main = document.getElementById('main');
   main.replaceChildren();
-  const [, view, ...rest] = (location.hash || '#/').slice(1).split('/').map(decodeURIComponent);
+  const [path, query = ''] = (location.hash || '#/').slice(1).split('?');
+  const [, view = '', ...rest] = path.split('/').map(decodeURIComponent);
   for (const link of document.querySelectorAll('nav a')) {
     const here = link.getAttribute('href') === `#/${view === 't' ? '' : view}`;
     if (here) link.setAttribute('aria-current', 'page');
@@ -22,7 +23,7 @@ async function route() {
   else if (view === 'history') state.stop = showHistory(main, rest[0] ?? '', info);
   else if (view === 'sources') state.stop = showSources(main, info);
   else if (view === 'git') state.stop = showGitSides(main, info);
-  else state.stop = showList(main, info, new URLSearchParams(location.hash.split('?')[1] ?? ''));
+  else state.stop = showList(main, info, new URLSearchParams(query));
 }
 
 async function start() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/yaml/manifest-diff.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
+import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/yaml/manifest-diff.ts';
 
 const labels = { from: 'current', to: 'planned' };
 
