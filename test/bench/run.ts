@@ -4,7 +4,7 @@
  *
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
- *                                      # side-by-side, git, health, cli, isolation
+ *                                      # side-by-side, git, health, cli, isolation, ui
  *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts);
@@ -30,6 +30,7 @@ import { resultsPush } from './results-push.ts';
 import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-side.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
+import { ui } from './ui.ts';
 
 const ALL = [
   'api',
@@ -42,6 +43,7 @@ const ALL = [
   'health',
   'cli',
   'isolation',
+  'ui',
 ] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
@@ -68,6 +70,7 @@ try {
   if (selected.includes('cli')) results['Where people wait: the CLI and big commits'] = await cli(bench, 5);
   if (selected.includes('flags')) results[flagsSection] = await nodeFlagsTrade(bench, 3);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
+  if (selected.includes('ui')) results['The web view (janus ui)'] = await ui(bench, 5);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),

@@ -21,6 +21,12 @@ const DEMO_FLAGS = {
     env: 'JANUS_DEMO_KEEP',
     description: 'keep everything running at the end, to look around, until Ctrl-C',
   },
+  ui: {
+    type: 'boolean',
+    env: 'JANUS_DEMO_UI',
+    description:
+      'open the web view (janus ui) on the shop as the story starts, and keep it until Ctrl-C at the end',
+  },
   timeout: {
     type: 'string',
     env: 'JANUS_DEMO_TIMEOUT',
@@ -53,6 +59,11 @@ and says how to build one when there is none):
   8. prints the results branch (git log janus/results) and a result file;
   9. stops every process and deletes every temporary folder — also on Ctrl-C.
 
+With --ui it also serves the web view of janus ui on 127.0.0.1 and opens it (where a browser
+can be started; its URL is printed either way), so the story can be watched there: the
+transactions as they run, the bake window, the rollbacks in reverse order, the results branch.
+Everything then keeps running at the end until Ctrl-C, as with --keep.
+
 With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed), creates the
 namespace shop there and deletes it at the end; the CRD and RBAC stay installed.
 
@@ -77,11 +88,12 @@ shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctr
       await tellStory({
         kubeconfig: values.kubeconfig,
         waitMs,
+        ui: values.ui,
         signal: interrupt.signal,
         narrator,
         cleanup,
         beforeCleanup: async (info) => {
-          if (!values.keep) return;
+          if (!values.keep && !values.ui) return;
           narrator.say(`\nEverything keeps running until you press Ctrl-C. In another terminal, try:`);
           narrator.detail(`export KUBECONFIG=${info.adminKubeconfig}`);
           narrator.detail('./bin/janus status -A');

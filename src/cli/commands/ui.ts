@@ -1,24 +1,12 @@
 /** `janus ui`: a web view of Transactions on 127.0.0.1, reading and acting as the person who runs it. */
-import { spawn } from 'node:child_process';
-import type { RequestKind } from '../../api/requests.ts';
 import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
-import { isForbidden } from '../../kube/errors.ts';
-import { transactionsPath } from '../../kube/transactions.ts';
-import { whoAmI } from '../../kube/who-am-i.ts';
-import { errorText } from '../../log/describe-error.ts';
-import { listGitSides } from '../../ui/git-sides.ts';
-import { historyView } from '../../ui/history-view.ts';
-import { startUiServer, type UiBackend } from '../../ui/server.ts';
-import { CANCEL_REQUEST, ROLLBACK_REQUEST, sendRequest } from '../annotation-request.ts';
-import { CLUSTER_FLAGS, type Cluster, connect } from '../cluster.ts';
+import { CLUSTER_FLAGS, connect } from '../cluster.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
 import { onInterrupt } from '../interrupt.ts';
 import { processStreams } from '../output.ts';
-import { allowedSigners, readResultsHistory } from '../results-history.ts';
+import { allowedSigners } from '../results-history.ts';
 import { GIT_ACCESS_FLAGS } from '../run-settings.ts';
-
-/** Most outcomes the history page reads back. */
-const HISTORY_LIMIT = 200;
+import { initialScope, openBrowser, serveUi } from '../ui-session.ts';
 
 export const UI_FLAGS = {
   ...CLUSTER_FLAGS,
@@ -114,28 +102,11 @@ Examples:
     const cluster = await connect(values, 'ui');
     const interrupt = onInterrupt();
     try {
-      const backend: UiBackend = {
-        client: cluster.client,
-        objects: cluster.objects,
-        initialScope: await initialScope(cluster, values),
-        controllerNamespace: values['controller-namespace'],
-        identity: { user: await whoAmI(cluster.client), context: values.context },
-        request: (namespace, name, kind, reason) => sendAs(cluster, namespace, name, kind, reason),
-        history: async (namespace) => {
-          const repo = values.repo ?? (await watchedRepository(cluster, values['controller-namespace']));
-          const source = { ...values, repo };
-          const { history, display } = await readResultsHistory(source, {
-            namespace,
-            limit: HISTORY_LIMIT,
-            allowed,
-          });
-          return historyView(display, values['results-branch'], history, allowed !== undefined);
-        },
-      };
-      const server = await startUiServer(backend, { port });
+      const scope = await initialScope(cluster, values);
+      const { server, user } = await serveUi(cluster, { ...values, scope, port, allowed });
       stdout.write(`${server.url}\n`);
       stderr.write(
-        `janus ui is serving ${backend.initialScope ? `namespace ${backend.initialScope}` : 'every namespace'} as ${backend.identity.user ?? 'your kubeconfig user'} on 127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
+        `janus ui is serving ${scope ? `namespace ${scope}` : 'every namespace'} as ${user ?? 'your kubeconfig user'} on 127.0.0.1:${server.port} (Ctrl-C to stop)\n`,
       );
       if (!values['no-open']) openBrowser(server.url);
       await new Promise<void>((resolve) => interrupt.signal.addEventListener('abort', () => resolve()));
@@ -147,65 +118,3 @@ Examples:
     }
   },
 });
-
-/** -A, -n, else every namespace if the user may list them all, else the context's namespace. */
-async function initialScope(
-  cluster: Cluster,
-  values: { 'all-namespaces': boolean; namespace: string | undefined },
-): Promise<string> {
-  if (values['all-namespaces']) return '';
-  if (values.namespace) return values.namespace;
-  try {
-    await cluster.client.request({ method: 'GET', path: transactionsPath(undefined), query: { limit: 1 } });
-    return '';
-  } catch (e) {
-    if (isForbidden(e)) return cluster.namespace;
-    throw e;
-  }
-}
-
-async function sendAs(
-  cluster: Cluster,
-  namespace: string,
-  name: string,
-  kind: RequestKind,
-  reason: string | undefined,
-): Promise<{ ok: boolean; message: string }> {
-  // A retry of a rollback is what `janus rollback` sends on a Failed transaction.
-  const request = kind === 'cancel' ? CANCEL_REQUEST : ROLLBACK_REQUEST;
-  try {
-    const { decision } = await sendRequest(cluster.client, request, namespace, name, {
-      reason,
-      via: 'janus ui',
-    });
-    return { ok: decision.kind !== 'refused', message: decision.message };
-  } catch (e) {
-    return { ok: false, message: errorText(e) };
-  }
-}
-
-/** The repository janus run watches, from its Git side in the controller namespace. */
-async function watchedRepository(cluster: Cluster, namespace: string): Promise<string> {
-  const sides = await listGitSides(cluster.objects, namespace);
-  const repositories = [...new Set(sides.map((s) => s.repository).filter(Boolean))];
-  const [only, ...more] = repositories;
-  if (only && more.length === 0) return only;
-  throw new UsageError(
-    only
-      ? `janus run watches ${repositories.length} repositories in ${namespace}: start janus ui with --repo`
-      : `no Git side of janus run in ${namespace}: start janus ui with --repo to read the results branch`,
-  );
-}
-
-/** Opens `url` in the desktop's browser, where there is one; the URL is printed either way. */
-function openBrowser(url: string): void {
-  const command =
-    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer.exe' : 'xdg-open';
-  try {
-    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
-    child.on('error', () => {});
-    child.unref();
-  } catch {
-    // No browser here: the URL is on stdout.
-  }
-}

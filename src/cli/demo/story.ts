@@ -12,7 +12,9 @@ import { isNotFound } from '../../kube/errors.ts';
 import type { Objects } from '../../kube/resources.ts';
 import { transactionsPath } from '../../kube/transactions.ts';
 import { DEFAULT_RESULTS_BRANCH, resultPath } from '../../results/index.ts';
+import { connect } from '../cluster.ts';
 import { UsageError } from '../command.ts';
+import { openBrowser, serveUi } from '../ui-session.ts';
 import type { Cleanup } from './cleanup.ts';
 import {
   adminObjects,
@@ -44,6 +46,8 @@ export interface StoryOptions {
   signal: AbortSignal;
   narrator: Narrator;
   cleanup: Cleanup;
+  /** Open the web view (janus ui) as the story starts, so a newcomer watches it there. */
+  ui: boolean;
   /** Called once everything has been shown, before cleaning up (--keep waits here). */
   beforeCleanup: (info: { workDir: string; repo: string; adminKubeconfig: string }) => Promise<void>;
 }
@@ -60,6 +64,7 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
   const smoke = await startSmokeTest(admin);
   cleanup.add('Stopping the smoke test', () => smoke.close());
   const job = await startJob(cluster, repo, workDir, narrator, cleanup, smoke);
+  if (opts.ui) await openUi(cluster, repo, narrator, cleanup);
   const waiting = () => AbortSignal.any([signal, job.exitSignal, AbortSignal.timeout(opts.waitMs)]);
   const phases = new PhaseFollower(admin, NAMESPACE, narrator, AbortSignal.any([signal, job.exitSignal]));
   try {
@@ -261,6 +266,31 @@ async function startJob(
   const job = startMainJob({ args, logFile, cwd: REPO_ROOT });
   cleanup.add(`Stopping janus run (pid ${job.pid})`, () => job.stop());
   return job;
+}
+
+/** `janus ui` on the shop, as the demo's admin, opened in the browser where there is one. */
+async function openUi(cluster: DemoCluster, repo: DemoRepository, narrator: Narrator, cleanup: Cleanup) {
+  const connection = await connect(
+    { kubeconfig: cluster.adminKubeconfig, context: undefined, namespace: NAMESPACE },
+    'demo',
+  );
+  cleanup.add('Closing the web view’s connection', () => connection.close());
+  const { server } = await serveUi(connection, {
+    scope: NAMESPACE,
+    port: 0,
+    context: undefined,
+    'controller-namespace': 'janus-system',
+    repo: repo.path,
+    'results-branch': DEFAULT_RESULTS_BRANCH,
+    'git-token-file': undefined,
+    'git-username': undefined,
+    'allow-insecure-http': false,
+    'cache-dir': undefined,
+    allowed: undefined,
+  });
+  cleanup.add('Stopping the web view', () => server.close());
+  narrator.detail(`Watch it in the web view (janus ui): ${server.url}`);
+  openBrowser(server.url);
 }
 
 /** Runs `steps`; if the main job died meanwhile, says so with the end of its log. */

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../../support/browser.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { eventually } from '../../support/eventually.ts';
 import { janus, startJanus } from '../../support/processes/cli.ts';
@@ -99,6 +100,76 @@ describe('janus demo', () => {
     const result = await demo.exited;
     expect(result.stderr).toContain('\nInterrupted.\n');
     expect(result.code).toBe(130);
+    const { workDir, pid } = leftovers(result.stderr);
+    expect(existsSync(workDir)).toBe(false);
+    expect(processGone(pid)).toBe(true);
+    await shopGone();
+  });
+
+  it('with --ui, serves the story in the web view: live list, bake window chart, reverse order, history', async () => {
+    const demo = startJanus(['demo', '--kubeconfig', clients.kubeconfigs.admin, '--ui']);
+    const browser = await launchBrowser();
+    try {
+      const url = await eventually(
+        () => {
+          const found =
+            /Watch it in the web view \(janus ui\): (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(
+              demo.stderr(),
+            )?.[1];
+          if (!found) throw new Error(`no URL yet:\n${demo.stderr()}`);
+          return found;
+        },
+        { timeoutMs: 120_000 },
+      );
+      const origin = new URL(url).origin;
+      const page = await browser.page();
+      page.setDefaultTimeout(240_000);
+      await page.goto(url);
+      // The list follows the story as it is told.
+      await page.locator('tr[data-key="shop/deploy-v2"]').waitFor();
+      await page.locator('tr[data-key="shop/deploy-v4"]').waitFor();
+      await eventually(
+        () => expect(demo.stderr()).toContain('Everything keeps running until you press Ctrl-C'),
+        {
+          timeoutMs: 600_000,
+          intervalMs: 1000,
+        },
+      );
+      await page.locator('tr[data-key="shop/deploy-v4"][data-phase="RolledBack"]').waitFor();
+      await screenshot(page, 'transactions');
+
+      await page.goto(`${origin}/#/t/shop/deploy-v4`);
+      await page.locator('figure.analysis figcaption', { hasText: 'checkout-smoke' }).waitFor();
+      await page.locator('figure.analysis circle.chart-bad').first().waitFor();
+      await screenshot(page, 'transaction-analysis');
+
+      await page.goto(`${origin}/#/t/shop/expose-checkout`);
+      const undo = page.locator('#undo-order li');
+      await undo.first().waitFor();
+      const order = await undo.evaluateAll((items) => items.map((i) => Number(i.getAttribute('data-index'))));
+      expect(order).toEqual([...order].sort((a, b) => b - a));
+      await page.locator('#record .record', { hasText: 'RolledBack' }).waitFor();
+
+      await page.goto(`${origin}/#/history/shop`);
+      const history = page.locator('.history-timeline li');
+      await history.first().waitFor();
+      expect(await history.allTextContents()).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/Committed.*shop\/deploy-v2 \(3\/3 changes\)/),
+          expect.stringMatching(/RolledBack.*shop\/deploy-v2 \(3\/3 changes rolled back\)/),
+        ]),
+      );
+      await screenshot(page, 'history');
+
+      await page.goto(`${origin}/#/git`);
+      await page.locator('.git-side', { hasText: 'active: polling' }).waitFor();
+      await screenshot(page, 'git-side');
+    } finally {
+      await browser.close();
+      demo.child.kill('SIGINT');
+    }
+    const result = await demo.exited;
+    expect(result.stderr).toContain('Stopping the web view');
     const { workDir, pid } = leftovers(result.stderr);
     expect(existsSync(workDir)).toBe(false);
     expect(processGone(pid)).toBe(true);

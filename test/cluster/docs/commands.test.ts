@@ -125,8 +125,12 @@ const DECISIONS: Decision[] = [
     skip: 'the whole integration suite, against a cluster of your own',
   },
   {
-    command: /^\.\/bin\/janus demo( --kubeconfig \S+)?( --keep)?$/,
-    skip: 'long-running, starts its own control plane (or needs a kind cluster); test/cluster/cli/demo.test.ts runs janus demo --kubeconfig',
+    command: /^\.\/bin\/janus demo( --kubeconfig \S+)?( --keep| --ui)?$/,
+    skip: 'long-running, starts its own control plane (or needs a kind cluster); test/cluster/cli/demo.test.ts runs janus demo --kubeconfig, and with --ui in a browser',
+  },
+  {
+    command: /^janus ui( -n shop --no-open)?$/,
+    skip: 'serves until Ctrl-C, for a browser; test/cluster/ui/ui.test.ts starts janus ui and drives Chromium through every page',
   },
   {
     command: /^janus run --repo https:\/\/github\.com\//,

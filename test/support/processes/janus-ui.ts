@@ -5,6 +5,7 @@ import { startJanus } from './cli.ts';
 export interface UiProcess {
   /** The URL with its secret, as printed. */
   url: string;
+  pid: number;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -24,6 +25,7 @@ export async function startUi(kubeconfig: string, args: string[] = []): Promise<
   );
   return {
     url,
+    pid: ui.child.pid ?? 0,
     stderr: ui.stderr,
     async stop() {
       ui.child.kill('SIGTERM');
