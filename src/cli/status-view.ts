@@ -1,21 +1,13 @@
 /** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
 import type { AnalysisCheckStatus, Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import type { ShownEvent } from '../kube/events.ts';
 import { changeOutcome } from '../results/index.ts';
 import { bakeCountdown } from '../saga/bake-window.ts';
 import { printable } from '../text/printable.ts';
 import { ageOf, renderTable, truncate } from './table.ts';
 
 /** A core/v1 Event, as much of it as `janus status <name>` shows. */
-export interface TransactionEvent {
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  metadata?: { creationTimestamp?: string };
-}
+export type TransactionEvent = ShownEvent;
 
 export const TABLE_HEADER = ['NAMESPACE', 'NAME', 'PHASE', 'CHANGES', 'AGE', 'REASON'] as const;
 

@@ -16,6 +16,18 @@ export interface EventSink {
  * events.k8s.io/v1 refuses a note over 1 KiB (core/v1 takes more, but kubectl describe shows a
  * line, and a message copied from elsewhere could be anything): cut to that, with a marker.
  */
+/** A core/v1 Event as people are shown it (janus status, the web view's timeline). */
+export interface ShownEvent {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  eventTime?: string;
+  metadata?: { creationTimestamp?: string };
+}
+
 export const MAX_EVENT_MESSAGE = 1024;
 
 export class EventRecorder implements EventSink {

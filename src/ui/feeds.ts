@@ -12,7 +12,7 @@ import { Informer, type ListWatchClient } from '../runtime/informer.ts';
 import { dropManagedFields } from '../runtime/watch-stream.ts';
 
 export interface FeedListener {
-  /** Every Transaction in scope: first once listed, again after each relist is not needed (changes follow). */
+  /** Every Transaction in scope, once listed; changes follow one by one (a relist's too). */
   snapshot(txns: Transaction[]): void;
   upsert(txn: Transaction): void;
   remove(txn: Transaction): void;

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestKind } from '../api/requests.ts';
-import type { Transaction } from '../api/v1alpha1/index.ts';
+import { PHASES, type Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Objects } from '../kube/resources.ts';
 import { Transactions } from '../kube/transactions.ts';
@@ -142,6 +142,7 @@ export async function startUiServer(backend: UiBackend, opts: { port?: number } 
         ...backend.identity,
         initialScope: backend.initialScope,
         history: backend.history !== undefined,
+        phases: PHASES,
       }),
     'GET stream/transactions': ({ res, url }) =>
       listStream(url.searchParams.get('namespace') ?? backend.initialScope, res),

@@ -8,6 +8,7 @@
  */
 import { acceptance, phaseOf, type RequestKind } from '../api/requests.ts';
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import type { ShownEvent } from '../kube/events.ts';
 import { type ChangeOutcome, changeOutcome } from '../results/index.ts';
 import { stableForMs } from '../saga/bake-window.ts';
 import { unrolledCommits } from '../saga/decide.ts';
@@ -140,16 +141,7 @@ export interface TransactionDetail {
 }
 
 /** A core/v1 Event, as much of it as the timeline shows. */
-export interface CoreEvent {
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  metadata?: { creationTimestamp?: string };
-}
+export type CoreEvent = ShownEvent;
 
 /** The commit of a source revision "<branch>@sha1:<commit>". */
 const commitOf = (revision: string | undefined) => /@sha1:([0-9a-f]{40})$/.exec(revision ?? '')?.[1];

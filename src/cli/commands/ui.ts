@@ -4,7 +4,7 @@ import { CLUSTER_FLAGS, connect } from '../cluster.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
 import { onInterrupt } from '../interrupt.ts';
 import { processStreams } from '../output.ts';
-import { allowedSigners } from '../results-history.ts';
+import { allowedSigners, CACHE_DIR_FLAG, RESULTS_BRANCH_FLAG } from '../results-history.ts';
 import { GIT_ACCESS_FLAGS } from '../run-settings.ts';
 import { initialScope, openBrowser, serveUi } from '../ui-session.ts';
 
@@ -41,13 +41,7 @@ export const UI_FLAGS = {
     placeholder: 'url|path',
     description: "the results branch's repository (default: the repository of janus run's Git side)",
   },
-  'results-branch': {
-    type: 'string',
-    env: 'JANUS_RESULTS_BRANCH',
-    default: 'janus/results',
-    placeholder: 'name',
-    description: 'the branch janus run commits outcomes to',
-  },
+  ...RESULTS_BRANCH_FLAG,
   'allowed-signers-file': {
     type: 'string',
     env: 'JANUS_RESULTS_ALLOWED_SIGNERS_FILE',
@@ -55,12 +49,7 @@ export const UI_FLAGS = {
     description: "git's allowed-signers file: the history page then shows each record's signature state",
   },
   ...GIT_ACCESS_FLAGS,
-  'cache-dir': {
-    type: 'string',
-    env: 'JANUS_CACHE_DIR',
-    placeholder: 'path',
-    description: 'where an https:// repository is fetched to (default ~/.cache/janus)',
-  },
+  ...CACHE_DIR_FLAG,
 } as const;
 
 export default defineCommand({

@@ -384,7 +384,7 @@ async function loadRecord(container, namespace, name, info) {
   }
   const reply = await api(`/api/history/namespace/${encodeURIComponent(namespace)}`);
   if (!reply.ok) {
-    container.replaceChildren(section('Results branch', h('p', { class: 'problem' }, reply.message)));
+    container.replaceChildren(section('Results branch', h('p', { class: 'note' }, reply.message)));
     return;
   }
   const mine = reply.entries.filter((e) => e.transaction === `${namespace}/${name}`);

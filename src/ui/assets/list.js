@@ -1,18 +1,6 @@
 // Every Transaction of a scope, live: a snapshot, then one row changed per event of the stream.
 import { age, announce, h, phaseBadge } from './dom.js';
 
-export const PHASES = [
-  'Pending',
-  'Preparing',
-  'Prepared',
-  'Committing',
-  'Verifying',
-  'Committed',
-  'RollingBack',
-  'RolledBack',
-  'Failed',
-];
-
 /** The bake window's bar: the page counts it down between updates (its own clock, no request). */
 export function bakeBar(bake, label) {
   const bar = h('progress', { max: bake.stableForMs, class: 'bake', 'aria-label': label });
@@ -47,7 +35,7 @@ export function showList(main, info, params) {
     'select',
     { id: 'filter-phase' },
     h('option', { value: '' }, 'every phase'),
-    PHASES.map((p) => h('option', { value: p, selected: p === phase }, p)),
+    info.phases.map((p) => h('option', { value: p, selected: p === phase }, p)),
   );
   const table = h(
     'table',
@@ -100,7 +88,7 @@ export function showList(main, info, params) {
       ),
       h('td', {}, phaseBadge(row.phase)),
       h('td', {}, row.progress),
-      h('td', {}, age(row.created)),
+      h('td', { class: 'age', 'data-created': row.created ?? '' }, age(row.created)),
       h('td', {}, row.reason, bake ? [' ', bake.element] : ''),
     );
     tr.hidden = !visible(row);
@@ -132,6 +120,8 @@ export function showList(main, info, params) {
       ticks.clear();
       problem.hidden = true;
       const fragment = document.createDocumentFragment();
+      // Newest first, as new ones arrive on top.
+      all.sort((a, b) => (b.created ?? '').localeCompare(a.created ?? '') || a.key.localeCompare(b.key));
       for (const row of all) {
         const tr = render(row);
         rows.set(row.key, { row, tr });
@@ -189,8 +179,14 @@ export function showList(main, info, params) {
     updateCount();
   });
   open();
+  let seconds = 0;
   const clock = setInterval(() => {
     for (const tick of ticks.values()) tick();
+    // Ages move slowly: every 10 s is enough, and cheap with 1,000 rows.
+    if (++seconds % 10 === 0) {
+      const now = Date.now();
+      for (const cell of tbody.querySelectorAll('td.age')) cell.textContent = age(cell.dataset.created, now);
+    }
   }, 1000);
   return () => {
     clearInterval(clock);

@@ -7,7 +7,8 @@
  *
  * JANUS_UI_SCREENSHOTS=1 writes the screenshots of docs/ui/ on the way.
  */
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../../src/api/v1alpha1/index.ts';
@@ -38,6 +39,21 @@ let controller: ControllerProcess;
 let admin: UiProcess;
 let alice: UiProcess;
 let browser: Browser;
+let smoke: { url: string; close(): Promise<void> };
+
+/** A smoke test on a loopback port: 200, but 503 the second time it is asked. */
+async function smokeTest(): Promise<{ url: string; close(): Promise<void> }> {
+  let asked = 0;
+  const server = createServer((_req, res) => {
+    res.writeHead(++asked === 2 ? 503 : 200).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/checkout`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** Two ConfigMap changes, each to `<name>-a` and `<name>-b`, made first. */
 async function twoChanges(ns: string, name: string): Promise<Change[]> {
@@ -75,10 +91,12 @@ beforeAll(async () => {
     ],
     { kind: 'User', name: clients.users.alice, apiGroup: 'rbac.authorization.k8s.io' },
   );
+  smoke = await smokeTest();
   controller = await startController({
     kubeconfig: clients.kubeconfigs.controller,
     namespace: nsA,
     logLevel: 'info',
+    analysisAllowedAddresses: [new URL(smoke.url).origin],
   });
   [admin, alice, browser] = await Promise.all([
     startUi(clients.kubeconfigs.admin, ['-A']),
@@ -90,7 +108,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([admin?.stop(), alice?.stop(), controller?.stop()]);
+  await Promise.all([admin?.stop(), alice?.stop(), controller?.stop(), smoke?.close()]);
   for (const ns of [nsA, nsB]) {
     if (ns) await clients.admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => {});
   }
@@ -140,10 +158,13 @@ describe('janus ui in a browser', () => {
     await page.close();
   });
 
-  it('moves the bake window bar while the rollout bakes', async () => {
+  it('moves the bake window bar while the rollout bakes, and charts the smoke test measured in it', async () => {
     await clients.admin.create(
       transaction(nsA, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
-        health: { stableFor: '40s' },
+        health: {
+          stableFor: '40s',
+          analysis: [{ check: { name: 'smoke', interval: '2s', failureLimit: 3, http: { url: smoke.url } } }],
+        },
       }),
     );
     const page = await open(admin, `#/t/${nsA}/release-v2`);
@@ -157,6 +178,12 @@ describe('janus ui in a browser', () => {
       },
     );
     expect(await page.locator('.bake-text').textContent()).toMatch(/stable for \d+s of 40s/);
+    // The smoke test's second answer is a 503: one failed measurement among passed ones.
+    await page.locator('figure.analysis circle.chart-bad').waitFor();
+    await page.locator('figure.analysis circle.chart-ok').first().waitFor();
+    expect(await page.locator('figure.analysis figcaption').textContent()).toMatch(
+      /^smoke: \d+ measured, 1 failed/,
+    );
     await screenshot(page, 'transaction-baking');
     await page.locator('dl.summary .phase-Committed').waitFor({ timeout: 120_000 });
     await page.close();
