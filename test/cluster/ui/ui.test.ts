@@ -192,9 +192,15 @@ describe('janus ui in a browser', () => {
   it('rolls back from the page and shows the reverse order, with each change undone', async () => {
     await waitForPhase(clients.admin, nsA, 'live', 'Committed');
     const page = await open(admin, `#/t/${nsA}/live`);
-    await page.locator('#action-rollback').click();
-    await page.locator('#confirm-reason').fill('checkout is slow');
-    await page.locator('#confirm-go').click();
+    // With the keyboard alone: the button, the reason, then Tab past "Keep as is" to confirm
+    // (Enter in the reason field would keep things as they are: the safe default).
+    await page.locator('#action-rollback').focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('checkout is slow');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.locator(':focus').getAttribute('id')).toBe('confirm-go');
+    await page.keyboard.press('Enter');
     await page.locator('#action-result').filter({ hasText: 'rollback of' }).waitFor();
     await page.locator('dl.summary .badge', { hasText: 'RolledBack' }).waitFor({ timeout: 120_000 });
     const undo = page.locator('#undo-order li');
