@@ -190,8 +190,9 @@ describe('janus ui in a browser', () => {
   });
 
   it('rolls back from the page and shows the reverse order, with each change undone', async () => {
-    await waitForPhase(clients.admin, nsA, 'live', 'Committed');
-    const page = await open(admin, `#/t/${nsA}/live`);
+    await clients.admin.create(transaction(nsA, 'undo-me', await twoChanges(nsA, 'undo-me')));
+    await waitForPhase(clients.admin, nsA, 'undo-me', 'Committed');
+    const page = await open(admin, `#/t/${nsA}/undo-me`);
     // With the keyboard alone: the button, the reason, then Tab past "Keep as is" to confirm
     // (Enter in the reason field would keep things as they are: the safe default).
     await page.locator('#action-rollback').focus();
@@ -220,7 +221,7 @@ describe('janus ui in a browser', () => {
     await page.locator('#diff-0 .line.add', { hasText: 'value: after' }).waitFor();
     await page.locator('.timeline', { hasText: 'RollbackRequestedByUser' }).waitFor();
     await screenshot(page, 'transaction-rolled-back');
-    expect((await getTxn(clients.admin, nsA, 'live')).status?.phase).toBe('RolledBack');
+    expect((await getTxn(clients.admin, nsA, 'undo-me')).status?.phase).toBe('RolledBack');
     await page.close();
   });
 
@@ -241,9 +242,10 @@ describe('janus ui in a browser', () => {
   });
 
   it('shows a user who may read only namespace A nothing of namespace B', async () => {
+    await clients.admin.create(transaction(nsA, 'visible', await twoChanges(nsA, 'visible')));
     await clients.admin.create(transaction(nsB, 'secret-release', await twoChanges(nsB, 'secret')));
     const page = await open(alice, '#/');
-    await row(page, nsA, 'not-yours').waitFor();
+    await row(page, nsA, 'visible').waitFor();
     expect(await page.locator(`tr[data-key^="${nsB}/"]`).count()).toBe(0);
     // Asking for B gets the API server's refusal, and no row.
     await page.locator('#filter-namespace').fill(nsB);
