@@ -52,6 +52,8 @@ const SYMBOLS = {
   RollingBack: '↶',
   Verifying: '…',
   Rejected: '✗',
+  RenderFailed: '✗',
+  Refused: '✗',
 };
 
 export function phaseBadge(phase) {

@@ -63,9 +63,18 @@ export function showSources(main, info) {
         h(
           'tr',
           {},
-          ['Namespace', 'Name', 'Applied', 'Attempted', 'Outcome', 'Drift', 'Ready', 'Age'].map((c) =>
-            h('th', { scope: 'col' }, c),
-          ),
+          [
+            'Namespace',
+            'Name',
+            'Renders',
+            'Applied',
+            'Attempted',
+            'Outcome',
+            'Objects',
+            'Drift',
+            'Ready',
+            'Age',
+          ].map((c) => h('th', { scope: 'col' }, c)),
         ),
       ),
       tbody,
@@ -77,9 +86,22 @@ export function showSources(main, info) {
       { 'data-key': r.key },
       h('td', {}, r.namespace),
       h('td', {}, r.name),
-      h('td', {}, r.applied?.commit?.slice(0, 12) ?? ''),
-      h('td', {}, r.attempted?.commit?.slice(0, 12) ?? ''),
-      h('td', {}, r.attempted?.outcome ? phaseBadge(r.attempted.outcome) : ''),
+      h('td', {}, r.render),
+      h(
+        'td',
+        {},
+        r.applied
+          ? `${r.applied.commit.slice(0, 7)}${r.applied.transaction ? ` (${r.applied.transaction})` : ''}`
+          : '',
+      ),
+      h('td', {}, r.attempted?.commit.slice(0, 7) ?? ''),
+      h(
+        'td',
+        { class: 'message' },
+        r.attempted?.outcome ? phaseBadge(r.attempted.outcome) : '',
+        r.attempted?.reason ? ` ${r.attempted.reason}` : '',
+      ),
+      h('td', {}, String(r.objects)),
       h('td', {}, r.drift),
       h('td', {}, r.ready ? `${r.ready.status} (${r.ready.reason})` : ''),
       h('td', {}, age(r.created)),

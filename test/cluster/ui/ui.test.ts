@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Change } from '../../../src/api/v1alpha1/index.ts';
+import { PatchType } from '../../../src/kube/client.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
 import { type Browser, launchBrowser, screenshot } from '../../support/browser.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
@@ -241,6 +243,26 @@ describe('janus ui in a browser', () => {
     await page.close();
   });
 
+  it('lists Sources live, and tells a user who may not read them so', async () => {
+    const page = await open(admin, '#/sources');
+    await sourceIn(nsA, 'shop', 'InProgress');
+    const shop = page.locator(`tr[data-key="${nsA}/shop"]`);
+    await shop.filter({ hasText: 'InProgress' }).waitFor();
+    expect(await shop.textContent()).toContain('kustomize overlays/prod');
+    await clients.admin.client.request({
+      method: 'PATCH',
+      path: `/apis/tx.janus.io/v1alpha1/namespaces/${nsA}/sources/shop/status`,
+      contentType: PatchType.merge,
+      body: { status: { lastAttempted: { outcome: 'Committed' } } },
+    });
+    await shop.filter({ hasText: 'Committed' }).waitFor();
+    await screenshot(page, 'sources');
+    const denied = await open(alice, '#/sources');
+    await denied.locator('.problem', { hasText: 'forbidden' }).waitFor();
+    expect(await denied.locator('tbody tr').count()).toBe(0);
+    await Promise.all([page.close(), denied.close()]);
+  });
+
   it('shows a user who may read only namespace A nothing of namespace B', async () => {
     await clients.admin.create(transaction(nsA, 'visible', await twoChanges(nsA, 'visible')));
     await clients.admin.create(transaction(nsB, 'secret-release', await twoChanges(nsB, 'secret')));
@@ -266,6 +288,33 @@ async function signedInCookie(url: string): Promise<string> {
   const response = await fetch(url, { redirect: 'manual' });
   expect(response.status).toBe(303);
   return (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+}
+
+/** A Source as janus run would write it (the admin may: cluster-admin holds sources/provenance). */
+async function sourceIn(ns: string, name: string, outcome: string): Promise<void> {
+  const commit = 'c'.repeat(40);
+  const created = await clients.admin.create({
+    apiVersion: 'tx.janus.io/v1alpha1',
+    kind: 'Source',
+    metadata: { name, namespace: ns },
+    spec: { path: 'overlays/prod', kustomize: {}, serviceAccountName: 'deployer' },
+  } as KubeObject);
+  await clients.admin.client.request({
+    method: 'PUT',
+    path: `/apis/tx.janus.io/v1alpha1/namespaces/${ns}/sources/${name}/status`,
+    body: {
+      ...created,
+      status: {
+        lastAttempted: {
+          revision: commit,
+          shortRevision: commit.slice(0, 7),
+          outcome,
+          transaction: `${name}-ccccccc`,
+        },
+        drift: { count: 0 },
+      },
+    },
+  });
 }
 
 /** A GET with exactly these headers (fetch would set Host itself). */

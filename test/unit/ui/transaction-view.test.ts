@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { Source, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { commitPageUrl } from '../../../src/commit-status/forge.ts';
 import { historyView } from '../../../src/ui/history-view.ts';
 import { sourceRow } from '../../../src/ui/sources.ts';
@@ -120,27 +120,37 @@ describe('links to the forge', () => {
 });
 
 describe('a Source row', () => {
-  it('reads the fields docs/sources.md names, and tolerates their absence', () => {
+  it('shows what kubectl get sources shows: applied, attempted, outcome, drift', () => {
+    const commit = 'f'.repeat(40);
     const row = sourceRow({
       apiVersion: 'tx.janus.io/v1alpha1',
       kind: 'Source',
       metadata: { name: 'shop', namespace: 'shop' },
+      spec: { path: 'overlays/prod', kustomize: {}, serviceAccountName: 'deployer' } as Source['spec'],
       status: {
-        lastApplied: { commit: '3f2a9c1', transaction: 'shop-3f2a9c1' },
-        lastAttempted: { commit: '3f2a9c1', outcome: 'Committed' },
-        drift: { objects: [{}, {}] },
-        conditions: [{ type: 'Ready', status: 'True', reason: 'Applied' }],
+        lastApplied: { revision: commit, shortRevision: 'fffffff', transaction: 'shop-fffffff' },
+        lastAttempted: { revision: commit, outcome: 'Committed' },
+        drift: { count: 2, objects: ['v1 ConfigMap shop/a', 'v1 ConfigMap shop/b'] },
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'Applied', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        ],
       },
     });
     expect(row).toMatchObject({
       key: 'shop/shop',
-      applied: { commit: '3f2a9c1', transaction: 'shop-3f2a9c1' },
+      render: 'kustomize overlays/prod',
+      applied: { commit, transaction: 'shop-fffffff' },
       attempted: { outcome: 'Committed' },
       drift: '2 object(s)',
       ready: { status: 'True', reason: 'Applied' },
     });
-    expect(
-      sourceRow({ apiVersion: 'x', kind: 'Source', metadata: { name: 'n', namespace: 'ns' } }).drift,
-    ).toBe('None');
+    const fresh = sourceRow({
+      apiVersion: 'tx.janus.io/v1alpha1',
+      kind: 'Source',
+      metadata: { name: 'n', namespace: 'ns' },
+      spec: { path: 'chart', helm: {}, serviceAccountName: 'deployer' } as Source['spec'],
+    });
+    expect(fresh).toMatchObject({ render: 'helm chart', drift: 'None', objects: 0 });
+    expect(fresh.applied).toBeUndefined();
   });
 });
