@@ -5,7 +5,7 @@
  * started it (their kubeconfig): RBAC decides, and a refusal reaches the page in its words.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join } from 'node:path';
@@ -15,7 +15,7 @@ import { PHASES, type Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Objects } from '../kube/resources.ts';
 import { Transactions } from '../kube/transactions.ts';
-import { errorText } from '../log/describe-error.ts';
+import { EXPECTED_ERROR, errorText } from '../log/describe-error.ts';
 import { judgeRequest, SECURITY_HEADERS, type UiAccess } from './access.ts';
 import { changeDiff } from './change-diff.ts';
 import { streamTransaction } from './detail-stream.ts';
@@ -74,16 +74,27 @@ const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 const MAX_BODY_BYTES = 16 * 1024;
 const MAX_REASON = 1024;
 
+/** The page is not where the server looks for it (a build without src/ui/assets/, such as the image's dist/). */
+export class MissingAssetsError extends Error {
+  override readonly name = 'MissingAssetsError';
+  readonly [EXPECTED_ERROR] = true;
+  constructor() {
+    super(
+      `janus ui: its page is not in this build (${ASSETS}index.html): run it from a source checkout, ./bin/janus ui`,
+    );
+  }
+}
+
 /** Every file of assets/, read once: the page is small and never changes while the server runs. */
 function loadAssets(): Map<string, { type: string; body: Buffer }> {
   const files = new Map<string, { type: string; body: Buffer }>();
+  if (!existsSync(join(ASSETS, 'index.html'))) throw new MissingAssetsError();
   for (const name of readdirSync(ASSETS)) {
     const type = TYPES[extname(name)];
     if (type) files.set(`/assets/${name}`, { type, body: readFileSync(join(ASSETS, name)) });
   }
   const index = files.get('/assets/index.html');
-  if (!index) throw new Error(`janus ui: ${ASSETS}index.html is missing`);
-  files.set('/', index);
+  if (index) files.set('/', index);
   return files;
 }
 

@@ -165,6 +165,18 @@ describe('janus demo', () => {
       await page.goto(`${origin}/#/git`);
       await page.locator('.git-side', { hasText: 'active: polling' }).waitFor();
       await screenshot(page, 'git-side');
+      // Suspend and resume, confirmed, as janus suspend and janus resume would.
+      await page.locator('.git-side button', { hasText: 'Suspend' }).click();
+      await page.locator('#confirm-reason').fill('change freeze');
+      await page.locator('#confirm-go').click();
+      await page
+        .locator('.git-side', { hasText: 'suspended' })
+        .filter({ hasText: 'change freeze' })
+        .waitFor();
+      await page.locator('.git-side button', { hasText: 'Resume' }).click();
+      await page.locator('#confirm-go').click();
+      await page.locator('#git-result', { hasText: 'resumed; a poll is requested' }).waitFor();
+      await page.locator('.git-side', { hasText: 'active: polling' }).waitFor();
     } finally {
       await browser.close();
       demo.child.kill('SIGINT');
