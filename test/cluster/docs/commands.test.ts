@@ -1084,6 +1084,8 @@ it('operations.md "Signed results": the key, its Secret and the published line; 
     expect(history.trim().split('\n').slice(1)).toEqual([
       expect.stringMatching(/shop\/deploy-v2\s+Pending\s.*\sverified$/),
       expect.stringMatching(/shop\/deploy-v2\s+Committed\s.*\sverified$/),
+      // The walk of the whole branch (every commit, records or not) follows the table.
+      expect.stringMatching(/^Branch: \d+ commits? checked, every one verified\.$/),
     ]);
   } finally {
     await clients.admin
