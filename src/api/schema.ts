@@ -34,10 +34,15 @@ export interface OpenApiSchema {
   properties?: Record<string, OpenApiSchema>;
   required?: string[];
   items?: OpenApiSchema;
+  /** A map: any key, each value of this schema. */
+  additionalProperties?: OpenApiSchema;
+  maxProperties?: number;
   'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-validations'?: Validation[];
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: string[];
+  /** atomic: server-side apply owns the object as one value, never field by field. */
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
 }
 
 /** A schema node whose accepted values have TypeScript type `T`. */

@@ -3,16 +3,22 @@
  * reconcile of one Transaction, its resolved changes and the writes of its own status (SagaRun).
  */
 import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
-import type { Phase, Transaction, TransactionStatus } from '../api/v1alpha1/index.ts';
+import {
+  type Phase,
+  TRANSACTION_UID_EXTRA,
+  type Transaction,
+  type TransactionStatus,
+} from '../api/v1alpha1/index.ts';
 import type { ChangeContext, ChangeItem } from '../changes/change-context.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { PatchType } from '../kube/client.ts';
 import { refusalOf } from '../kube/errors.ts';
 import type { EventSink, EventType } from '../kube/events.ts';
-import { type Objects, UnknownKindError } from '../kube/resources.ts';
+import { type Objects, type ResourceMapping, UnknownKindError } from '../kube/resources.ts';
 import { nameOf, Transactions } from '../kube/transactions.ts';
 import type { LeaseLocks, LockKey } from '../locks/lease-locks.ts';
 import { leaseName, leaseNamespace } from '../locks/lease-name.ts';
+import { type LockTables, lockTableKey } from '../locks/lock-table.ts';
 import type { Logger } from '../log/index.ts';
 import type { RollbackStore } from '../rollback-store/store.ts';
 import type { SlotRunner } from '../runtime/slot-runner.ts';
@@ -67,6 +73,8 @@ export interface SagaDeps {
   client: KubeClient;
   objects: Objects;
   locks: LeaseLocks;
+  /** The LockTable entries that make the API server refuse others' writes to held targets. */
+  lockTables: LockTables;
   store: RollbackStore;
   events: EventSink;
   metrics: SagaMetrics;
@@ -101,6 +109,8 @@ export interface SagaDeps {
 
 export interface Item extends ChangeItem {
   lock: LockKey;
+  /** The target's key in the LockTable of `lock.namespace`; undefined for a kind not served. */
+  tableKey: string | undefined;
 }
 
 export class SagaRun {
@@ -134,20 +144,21 @@ export class SagaRun {
     let unresolved: string | undefined;
     const items = await Promise.all(
       txn.spec.changes.map(async (change, index) => {
-        let namespaced = true;
+        let mapping: ResourceMapping | undefined;
         try {
-          namespaced = (await deps.objects.discovery.mapping(change.target.apiVersion, change.target.kind))
-            .namespaced;
+          mapping = await deps.objects.discovery.mapping(change.target.apiVersion, change.target.kind);
         } catch (e) {
           if (!(e instanceof UnknownKindError)) throw e;
           unresolved ??= `change ${index}: ${e.message}`;
         }
-        const target = resolveTarget(change.target, namespace, namespaced);
+        const target = resolveTarget(change.target, namespace, mapping?.namespaced ?? true);
         return {
           index,
           change,
           target,
           lock: { namespace: leaseNamespace(target, deps.controllerNamespace), name: leaseName(target) },
+          tableKey:
+            mapping && lockTableKey({ group: mapping.group, resource: mapping.resource, name: target.name }),
         };
       }),
     );
@@ -166,9 +177,15 @@ export class SagaRun {
     return this.status.phase ?? 'Pending';
   }
 
-  /** Target reads and writes, as the transaction's ServiceAccount. */
+  /**
+   * Target reads and writes, as the transaction's ServiceAccount, carrying the Transaction's uid
+   * (user extra tx.janus.io/transaction-uid): the lock policy lets the holder's own writes through
+   * by it, and the audit log names the Transaction.
+   */
   asServiceAccount(): Objects {
-    return this.deps.objects.as(serviceAccountUser(this.txn));
+    return this.deps.objects.as(serviceAccountUser(this.txn), {
+      [TRANSACTION_UID_EXTRA]: this.txn.metadata.uid ?? '',
+    });
   }
 
   /** What the change operations (src/changes) work with: this Transaction, as its ServiceAccount. */

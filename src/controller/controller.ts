@@ -17,6 +17,7 @@ import { EventRecorder } from '../kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
 import { TRANSACTION_MAPPING, transactionsPath } from '../kube/transactions.ts';
 import { LeaseLocks, type LockEvent } from '../locks/lease-locks.ts';
+import { LockTables } from '../locks/lock-table.ts';
 import type { Logger } from '../log/index.ts';
 import { Pruner, type RetentionOptions } from '../retention/pruner.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
@@ -128,6 +129,7 @@ export class TransactionController {
       client: opts.client,
       objects,
       locks,
+      lockTables: new LockTables(opts.client),
       store: new RollbackStore(opts.client),
       events: new EventRecorder(opts.client, {
         component: 'janus-controller',

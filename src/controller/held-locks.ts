@@ -11,6 +11,7 @@
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { type HeldLock, type LeaseLocks, LockLostError } from '../locks/lease-locks.ts';
+import type { HolderPhase } from '../locks/lock-table.ts';
 import type { Logger } from '../log/index.ts';
 
 /** After a failed renewal (not a lost lock: the network, the server), try again this soon. */
@@ -34,6 +35,8 @@ export class HeldLocks {
   readonly #byTransaction = new Map<string, Map<string, Entry>>();
   /** Transactions whose changes passed their dry runs in this process, so a lock wait skips them. */
   readonly #authorized = new Set<string>();
+  /** What each transaction's LockTable entries say, as this process last wrote them. */
+  readonly #tablePhases = new Map<string, HolderPhase>();
   #stopped = false;
 
   constructor(opts: HeldLocksOptions) {
@@ -46,6 +49,16 @@ export class HeldLocks {
 
   markAuthorized(uid: string): void {
     this.#authorized.add(uid);
+  }
+
+  tablePhase(uid: string): HolderPhase | undefined {
+    return this.#tablePhases.get(uid);
+  }
+
+  /** The entries say `phase` now; undefined: unknown (a lock was taken again), write them again. */
+  setTablePhase(uid: string, phase: HolderPhase | undefined): void {
+    if (phase) this.#tablePhases.set(uid, phase);
+    else this.#tablePhases.delete(uid);
   }
 
   get(uid: string, namespace: string, name: string): HeldLock | undefined {
@@ -104,6 +117,7 @@ export class HeldLocks {
     for (const entry of this.#byTransaction.get(uid)?.values() ?? []) clearTimeout(entry.timer);
     this.#byTransaction.delete(uid);
     this.#authorized.delete(uid);
+    this.#tablePhases.delete(uid);
   }
 
   /** The controller stops (shutdown, lost leadership): renew nothing more. */

@@ -1,10 +1,13 @@
 /**
  * Taking and keeping a transaction's locks. Locks are taken in one global order (by Lease
  * namespace and name), so two transactions wanting overlapping targets never deadlock; a lock
- * held by another transaction means waiting, not failing, until the deadline.
+ * held by another transaction means waiting, not failing, until the deadline. Once every Lease
+ * is held, the transaction's LockTable entries make the API server refuse others' writes to the
+ * targets (blockWrites); they go before the Leases on release.
  */
 import { LockLostError } from '../locks/lease-locks.ts';
 import { durationSeconds, holderTransaction, needsRenewal } from '../locks/lease-name.ts';
+import type { HolderPhase } from '../locks/lock-table.ts';
 import { targetKey } from '../saga/targets.ts';
 import { compareCodeUnits } from '../text/order.ts';
 import type { Item, SagaRun } from './context.ts';
@@ -43,6 +46,7 @@ export async function holdLocks(
     };
   }
   const duration = durationSeconds(txn.spec.lockTimeout ?? '5m');
+  let acquired = false;
   for (const lock of sortedLocks(items)) {
     const held = deps.heldLocks.get(uid, lock.namespace, lock.name);
     if (held && !needsRenewal(held.renewedAtMs, held.durationSeconds, deps.now())) continue;
@@ -58,6 +62,7 @@ export async function holdLocks(
     const result = await deps.locks.acquire(txn, lock, duration);
     if (result.held) {
       deps.heldLocks.set(txn, result.lock);
+      acquired = true;
       continue;
     }
     const until = result.expiresAtMs !== undefined ? result.expiresAtMs - deps.now() : MAX_WAIT_POLL_MS;
@@ -67,8 +72,47 @@ export async function holdLocks(
       retryInMs: Math.min(MAX_WAIT_POLL_MS, Math.max(MIN_WAIT_POLL_MS, until)),
     };
   }
+  // A lock taken (again) may have had another holder's entry meanwhile: write ours again.
+  if (acquired) deps.heldLocks.setTablePhase(uid, undefined);
+  return blockWrites(run, rollingBack ? 'RollingBack' : 'Committing');
+}
+
+/**
+ * Makes the API server refuse others' writes to the targets whose Leases this process holds for
+ * the transaction: its LockTable entries, saying `phase`, one apply per namespace; nothing when
+ * this process already wrote them so. A table without room is waited for like a lock; one that
+ * cannot be written (no LockTable CRD, a namespace that granted Janus no LockTable) leaves those
+ * locks advisory, said once by a Warning Event.
+ */
+export async function blockWrites(run: SagaRun, phase: HolderPhase): Promise<LockOutcome> {
+  const { deps, txn } = run;
+  const uid = txn.metadata.uid ?? '';
+  if (deps.heldLocks.tablePhase(uid) === phase) return { held: true };
+  const held = new Set(deps.heldLocks.all(uid).map((l) => `${l.namespace}/${l.name}`));
+  const keys = new Map<string, string[]>();
+  for (const item of run.items) {
+    if (!item.tableKey || !held.has(`${item.lock.namespace}/${item.lock.name}`)) continue;
+    keys.set(item.lock.namespace, [...(keys.get(item.lock.namespace) ?? []), item.tableKey]);
+  }
+  for (const [namespace, list] of keys) {
+    const result = await deps.lockTables.hold(txn, namespace, list, phase);
+    if (result.kind === 'full')
+      return { held: false, message: `waiting for room: ${result.message}`, retryInMs: MAX_WAIT_POLL_MS };
+    if (result.kind === 'unavailable' && deps.heldLocks.tablePhase(uid) === undefined) {
+      deps.log.warn({ transaction: run.name, namespace, reason: result.message }, 'locks not blocking');
+      await run.event(
+        'Warning',
+        LOCKS_NOT_BLOCKING,
+        `the API server will not refuse others' writes to the targets in namespace ${namespace}: ${result.message}`,
+      );
+    }
+  }
+  deps.heldLocks.setTablePhase(uid, phase);
   return { held: true };
 }
+
+/** Event reason: a namespace's LockTable could not be written, so its locks stay advisory. */
+export const LOCKS_NOT_BLOCKING = 'LocksNotBlocking';
 
 /**
  * Before a commit: confirms the item's lock is still ours, renewing it when a third of its
@@ -93,9 +137,13 @@ export async function confirmLock(run: SagaRun, item: Item): Promise<void> {
   deps.heldLocks.set(txn, result.lock);
 }
 
-/** Releases every lock of the transaction (one request per namespace) and forgets them. */
+/**
+ * Releases every lock of the transaction, its LockTable entries first, then its Leases (one
+ * request each per namespace), and forgets them.
+ */
 export async function releaseLocks(run: SagaRun): Promise<void> {
   run.deps.log.debug({ transaction: run.name, namespaces: [...run.lockNamespaces()] }, 'releasing locks');
+  await run.deps.lockTables.releaseAll(run.txn, run.lockNamespaces());
   await run.deps.locks.releaseAll(run.txn, run.lockNamespaces());
   run.deps.heldLocks.forget(run.txn.metadata.uid ?? '');
 }

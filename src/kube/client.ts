@@ -31,23 +31,32 @@ export interface WatchEvent<T = unknown> {
   object: T;
 }
 
+/** User extras an impersonated request carries (Impersonate-Extra-<key>: one value each), e.g. a Transaction's uid. */
+export type UserExtra = Readonly<Record<string, string>>;
+
 export class KubeClient {
   readonly connection: Connection;
   /** The user every request impersonates, or undefined for the connection's own identity. */
   readonly impersonating: string | undefined;
+  readonly #extra: UserExtra;
   readonly #impersonated = new Map<string, KubeClient>();
 
-  constructor(connection: Connection, impersonating?: string) {
+  constructor(connection: Connection, impersonating?: string, extra: UserExtra = {}) {
     this.connection = connection;
     this.impersonating = impersonating;
+    this.#extra = extra;
   }
 
   static async load(opts: LoadOptions & { userAgent?: string } = {}): Promise<KubeClient> {
     return new KubeClient(await Connection.fromKubeConfig(loadKubeConfig(opts), opts.userAgent));
   }
 
-  /** A client that acts as `user` through impersonation; one per user, sharing this connection. */
-  as(user: string): KubeClient {
+  /**
+   * A client that acts as `user` through impersonation, sharing this connection: one per user,
+   * or a new one with `extra` (they name one Transaction, so they are not kept).
+   */
+  as(user: string, extra?: UserExtra): KubeClient {
+    if (extra) return new KubeClient(this.connection, user, extra);
     let client = this.#impersonated.get(user);
     if (!client) {
       client = new KubeClient(this.connection, user);
@@ -154,6 +163,10 @@ export class KubeClient {
     };
     if (contentType) headers['content-type'] = contentType;
     if (this.impersonating) headers['impersonate-user'] = this.impersonating;
+    // The key is percent-encoded (a header name cannot hold "/"); the API server decodes it.
+    for (const [key, value] of Object.entries(this.#extra)) {
+      headers[`impersonate-extra-${encodeURIComponent(key.toLowerCase())}`] = value;
+    }
     return headers;
   }
 }

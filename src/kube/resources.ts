@@ -3,7 +3,7 @@
  * per group-version, refreshed once on a miss) and offers the verbs the saga needs.
  */
 import type { ObjectMeta } from '../api/meta.ts';
-import type { KubeClient, Query } from './client.ts';
+import type { KubeClient, Query, UserExtra } from './client.ts';
 import { PatchType } from './client.ts';
 import { isNotFound } from './errors.ts';
 
@@ -145,8 +145,8 @@ export class Objects {
     this.discovery = discovery;
   }
 
-  as(user: string): Objects {
-    return new Objects(this.client.as(user), this.discovery);
+  as(user: string, extra?: UserExtra): Objects {
+    return new Objects(this.client.as(user, extra), this.discovery);
   }
 
   async #path(ref: ObjectRef, sub?: string): Promise<string> {

@@ -23,6 +23,8 @@ export interface JanusKind {
   scope?: 'Namespaced' | 'Cluster';
   description: string;
   spec: OpenApiSchema;
+  /** The spec may be absent (an object whose every field went away). Default: required. */
+  specOptional?: boolean;
   /** With a status: the status subresource is enabled. */
   status?: OpenApiSchema;
   validations?: readonly { rule: string; message: string }[];
@@ -40,7 +42,7 @@ export function janusCrd(k: JanusKind) {
       spec: k.spec,
       ...(k.status && { status: k.status }),
     },
-    required: ['spec'],
+    ...(!k.specOptional && { required: ['spec'] }),
     ...(k.validations && { 'x-kubernetes-validations': [...k.validations] }),
   };
   return {

@@ -40,6 +40,14 @@ export const IDENTITIES = {
 
 export type Identity = keyof typeof IDENTITIES;
 
+/**
+ * The controller manager's own identity, bound by the API server's bootstrap RBAC. With
+ * --use-service-account-credentials each controller then acts as a ServiceAccount of its own in
+ * kube-system (system:serviceaccount:kube-system:deployment-controller, …), as on kubeadm and
+ * managed clusters: what the lock policy (manifests/policy/locks.yaml) lets through.
+ */
+const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+
 export interface ControlPlane {
   readonly server: string;
   readonly caData: string;
@@ -76,11 +84,15 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
       controller: randomBytes(24).toString('hex'),
       alice: randomBytes(24).toString('hex'),
     } satisfies Record<Identity, string>;
+    const controllerManagerToken = randomBytes(24).toString('hex');
     await writeFile(
       join(dir, 'tokens.csv'),
-      Object.entries(IDENTITIES)
-        .map(([id, { user, groups }]) => `${tokens[id as Identity]},${user},uid-${id},"${groups.join(',')}"`)
-        .join('\n'),
+      [
+        ...Object.entries(IDENTITIES).map(
+          ([id, { user, groups }]) => `${tokens[id as Identity]},${user},uid-${id},"${groups.join(',')}"`,
+        ),
+        `${controllerManagerToken},${CONTROLLER_MANAGER_USER},uid-controller-manager,""`,
+      ].join('\n'),
     );
     const { privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,
@@ -150,8 +162,15 @@ export async function startControlPlane(opts: StartOptions): Promise<ControlPlan
       await writeFile(kubeconfigs[id], kubeconfigYaml(server, caData, id, tokens[id]), { mode: 0o600 });
     }
 
+    const controllerManagerKubeconfig = join(dir, 'controller-manager.kubeconfig');
+    await writeFile(
+      controllerManagerKubeconfig,
+      kubeconfigYaml(server, caData, 'controller-manager', controllerManagerToken),
+      { mode: 0o600 },
+    );
     launch('kube-controller-manager', [
-      `--kubeconfig=${kubeconfigs.admin}`,
+      `--kubeconfig=${controllerManagerKubeconfig}`,
+      '--use-service-account-credentials=true',
       `--controllers=${CONTROLLERS.join(',')}`,
       '--leader-elect=false',
       '--bind-address=127.0.0.1',

@@ -52,6 +52,7 @@ export function controllerManifests(): Promise<KubeObject[]> {
     join(REPO_ROOT, 'manifests/crd/analysistemplates.tx.janus.io.yaml'),
     join(REPO_ROOT, 'manifests/crd/sources.tx.janus.io.yaml'),
     join(REPO_ROOT, 'manifests/crd/instanceclaims.tx.janus.io.yaml'),
+    join(REPO_ROOT, 'manifests/crd/locktables.tx.janus.io.yaml'),
     ...[
       'service-account',
       'cluster-role',
@@ -65,5 +66,6 @@ export function controllerManifests(): Promise<KubeObject[]> {
     join(REPO_ROOT, 'manifests/policy/transaction-instance.yaml'),
     join(REPO_ROOT, 'manifests/policy/transaction-provenance.yaml'),
     join(REPO_ROOT, 'manifests/policy/source-provenance.yaml'),
+    join(REPO_ROOT, 'manifests/policy/locks.yaml'),
   );
 }

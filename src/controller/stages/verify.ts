@@ -35,7 +35,7 @@ import {
 import { describeTarget } from '../../saga/targets.ts';
 import type { Item, SagaRun } from '../context.ts';
 import { POLL_MS } from '../health-watch.ts';
-import { confirmLock } from '../locking.ts';
+import { blockWrites, confirmLock } from '../locking.ts';
 import { type Analysed, analyse } from './analysis.ts';
 import { bake } from './bake.ts';
 import { forceRollback } from './forced-rollback.ts';
@@ -66,6 +66,8 @@ export async function verify(run: SagaRun, entering?: Entering): Promise<StageRe
         { reason: 'LockLost', message: `while checking health: ${e.message}` },
       );
     }
+    // The entries already block writes; this only says so in the refusals (one apply, once).
+    await blockWrites(run, 'Verifying');
   }
 
   const { assessed, changed, polled } = await look(run, gated, items, check);

@@ -62,7 +62,12 @@ export async function grantJanus(admin: Objects, namespace: string): Promise<voi
  * used it at once failed now and then with 403 on a loaded machine). A SubjectAccessReview asks
  * that same authorizer.
  */
-async function untilAuthorized(admin: Objects, namespace: string, user: string, rule: Rule): Promise<void> {
+export async function untilAuthorized(
+  admin: Objects,
+  namespace: string,
+  user: string,
+  rule: Rule,
+): Promise<void> {
   const [resource = 'pods', subresource] = (
     rule.resources[0] === '*' ? 'pods' : (rule.resources[0] ?? '')
   ).split('/');

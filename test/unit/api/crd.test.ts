@@ -5,17 +5,21 @@ import {
   CHART_ANALYSIS_TEMPLATE_CRD_PATH,
   CHART_CRD_PATH,
   CHART_INSTANCE_CLAIM_CRD_PATH,
+  CHART_LOCK_TABLE_CRD_PATH,
   CHART_SOURCE_CRD_PATH,
   CRD_MANIFEST_PATH,
   INSTANCE_CLAIM_CRD_PATH,
+  LOCK_TABLE_CRD_PATH,
   renderAnalysisTemplateCrdManifest,
   renderCrdManifest,
   renderInstanceClaimCrdManifest,
+  renderLockTableCrdManifest,
   renderSourceCrdManifest,
   SOURCE_CRD_PATH,
 } from '../../../src/api/generate-crd.ts';
 import { transactionCrd } from '../../../src/api/v1alpha1/crd.ts';
 import { MAX_CHANGES, MAX_SOURCE_OBJECTS, sourceCrd } from '../../../src/api/v1alpha1/index.ts';
+import { lockTableCrd } from '../../../src/api/v1alpha1/lock-table.ts';
 
 describe('the Transaction CRD manifest', () => {
   it('is what the schema generates (run `npm run generate` after changing src/api)', () => {
@@ -100,5 +104,23 @@ describe('the InstanceClaim CRD manifest', () => {
     expect(readFileSync(INSTANCE_CLAIM_CRD_PATH, 'utf8')).toBe(renderInstanceClaimCrdManifest());
     expect(readFileSync(CHART_INSTANCE_CLAIM_CRD_PATH, 'utf8')).toBe(renderInstanceClaimCrdManifest());
     expect(renderInstanceClaimCrdManifest()).toContain('scope: Cluster');
+  });
+});
+
+describe('the LockTable CRD manifest', () => {
+  it('is what the schema generates, in manifests/ and in the chart', () => {
+    expect(readFileSync(LOCK_TABLE_CRD_PATH, 'utf8')).toBe(renderLockTableCrdManifest());
+    expect(readFileSync(CHART_LOCK_TABLE_CRD_PATH, 'utf8')).toBe(renderLockTableCrdManifest());
+  });
+
+  it('keeps each entry whole for server-side apply, and the spec optional', () => {
+    const schema = lockTableCrd().spec.versions[0]?.schema.openAPIV3Schema;
+    // Without atomic entries a takeover would leave the previous holder owning fields of the
+    // entry, which would outlive the new holder's release.
+    expect(schema?.properties?.spec?.properties?.locks?.additionalProperties?.['x-kubernetes-map-type']).toBe(
+      'atomic',
+    );
+    // The last release leaves a table with no spec: it must stay valid.
+    expect(schema?.required).toBeUndefined();
   });
 });

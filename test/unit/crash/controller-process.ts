@@ -22,6 +22,7 @@ import { EventRecorder } from '../../../src/kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../../src/kube/resources.ts';
 import { TRANSACTION_MAPPING } from '../../../src/kube/transactions.ts';
 import { LeaseLocks } from '../../../src/locks/lease-locks.ts';
+import { LockTables } from '../../../src/locks/lock-table.ts';
 import { silentLogger } from '../../../src/log/index.ts';
 import { RollbackStore } from '../../../src/rollback-store/store.ts';
 import type { FakeApi, RequestGate } from '../../support/fake-api.ts';
@@ -72,6 +73,7 @@ export class ControllerProcess {
       client,
       objects: new Objects(client, discovery),
       locks,
+      lockTables: new LockTables(client),
       store: new RollbackStore(client),
       events: new EventRecorder(client, { component: 'janus-controller', instance: 'in-memory' }),
       metrics: noSagaMetrics,

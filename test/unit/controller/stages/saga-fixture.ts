@@ -23,6 +23,7 @@ import { ViewRole } from '../../../../src/controller/view-role.ts';
 import { CORE_MAPPINGS, Discovery, type KubeObject, Objects } from '../../../../src/kube/resources.ts';
 import { LeaseLocks } from '../../../../src/locks/lease-locks.ts';
 import { microTime } from '../../../../src/locks/lease-name.ts';
+import { LockTables } from '../../../../src/locks/lock-table.ts';
 import { silentLogger } from '../../../../src/log/index.ts';
 import { RollbackStore } from '../../../../src/rollback-store/store.ts';
 import { FakeApi } from '../../../support/fake-api.ts';
@@ -82,6 +83,7 @@ export function sagaWorld(): SagaWorld {
     client,
     objects,
     locks,
+    lockTables: new LockTables(client),
     store: new RollbackStore(client),
     events: {
       record: async (_txn, type, reason, message) => {
