@@ -119,16 +119,23 @@ export class LockTables {
     }
   }
 
-  /** Removes every entry the transaction still holds, in each namespace: one apply of none each. */
-  async releaseAll(txn: Pick<Transaction, 'metadata'>, namespaces: Iterable<string>): Promise<void> {
+  /**
+   * Removes every entry the transaction still holds, in each namespace: one apply of none each.
+   * Returns the namespaces whose table this identity may not write (403): for the controller,
+   * namespaces that never granted it one, so no entry of its is there.
+   */
+  async releaseAll(txn: Pick<Transaction, 'metadata'>, namespaces: Iterable<string>): Promise<string[]> {
+    const forbidden: string[] = [];
     for (const namespace of new Set(namespaces)) {
       try {
         await this.#apply(txn.metadata.uid ?? '', namespace, undefined);
       } catch (e) {
-        // No LockTable CRD, a namespace gone or never granted: there is no entry it could hold.
-        if (isNotFound(e) || isForbidden(e)) continue;
-        throw e;
+        // No LockTable CRD, or the namespace is gone: there is no entry to remove.
+        if (isNotFound(e)) continue;
+        if (!isForbidden(e)) throw e;
+        forbidden.push(namespace);
       }
     }
+    return forbidden;
   }
 }

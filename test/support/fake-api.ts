@@ -16,6 +16,8 @@ export interface Recorded {
   path: string;
   /** The impersonated user, if any. */
   as: string | undefined;
+  /** The user extras the impersonated request carries. */
+  extra?: Readonly<Record<string, string>> | undefined;
   dryRun: boolean;
 }
 
@@ -38,6 +40,7 @@ const PLURALS: Record<string, string> = {
   ServiceAccount: 'serviceaccounts',
   Lease: 'leases',
   Transaction: 'transactions',
+  LockTable: 'locktables',
 };
 
 /** Kinds whose status is a subresource: a write of the object leaves it, a write of /status only it. */
@@ -180,13 +183,17 @@ export class FakeApi {
   /** Called before each request is served; throw to refuse it. */
   before: (req: KubeRequest, as: string | undefined) => void = () => {};
 
-  /** A KubeClient whose requests this fake serves (as `user`, when impersonating), through `gate`. */
-  client(user?: string, gate?: RequestGate): KubeClient {
-    const serve = async <T>(req: KubeRequest): Promise<T> => this.#serve(req, user) as T;
+  /**
+   * A KubeClient whose requests this fake serves (as `user`, when impersonating, with its user
+   * `extra`), through `gate`.
+   */
+  client(user?: string, gate?: RequestGate, extra?: Readonly<Record<string, string>>): KubeClient {
+    const serve = async <T>(req: KubeRequest): Promise<T> => this.#serve(req, user, extra) as T;
     const fake = {
       impersonating: user,
       request: gate ? <T>(req: KubeRequest) => gate(req, () => serve(req)) as Promise<T> : serve,
-      as: (other: string) => this.client(other, gate),
+      as: (other: string, otherExtra?: Readonly<Record<string, string>>) =>
+        this.client(other, gate, otherExtra),
       forget: () => {},
     };
     return fake as unknown as KubeClient;
@@ -251,10 +258,14 @@ export class FakeApi {
     return clone(obj);
   }
 
-  #serve(req: KubeRequest, as: string | undefined): unknown {
+  #serve(
+    req: KubeRequest,
+    as: string | undefined,
+    extra: Readonly<Record<string, string>> | undefined,
+  ): unknown {
     const body = req.body as RequestBody | undefined;
     const dryRun = req.query?.dryRun === 'All' || (body?.dryRun?.includes('All') ?? false);
-    this.requests.push({ method: req.method, path: req.path, as, dryRun });
+    this.requests.push({ method: req.method, path: req.path, as, ...(extra && { extra }), dryRun });
     this.before(req, as);
     const at = locate(req.path);
     return at.name === undefined

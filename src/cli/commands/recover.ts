@@ -14,6 +14,7 @@ import { type InspectedItem, inspectItem, otherLockHolder } from '../recover-ite
 import { describeOperation, parseSelection, standingItems } from '../recover-plan.ts';
 import { rollbackOutcome } from '../rollback-request.ts';
 import { annotateIf, getTransaction } from '../transactions.ts';
+import { liveLeases, unlock } from '../unlock.ts';
 import { parseTimeout, WAIT_FLAGS, waitForOutcome } from '../wait.ts';
 
 export default defineCommand({
@@ -37,14 +38,25 @@ transaction and records them rolled back, RolledBack once nothing is left standi
 never writes the Transaction's status. A change whose undo was refused for another reason
 (RBAC, admission) is not a conflict: fix the cause and run janus rollback.
 
-Exit status: 0 shown, or every chosen change restored; 1 a chosen change could not be restored,
-or with --wait the transaction did not end RolledBack; 2 usage error, the Transaction does not
-exist, or it is not Failed.
+--unlock opens, in any phase, the objects the transaction still holds when no controller will
+ever release them (Janus uninstalled, or its controller stopped for good): while a transaction
+holds a target the API server refuses everyone else's writes to it (docs/security.md, "Locks
+that block"), and nothing but the controller removes that. It removes the transaction's entries
+from the LockTables of its targets' namespaces (and of the controller namespace, for
+cluster-scoped targets), and only while none of its Leases is renewed: a live controller renews
+them every lockTimeout/3 (wait for the transaction to end, or janus cancel it). You need patch
+on locktables.tx.janus.io there: an administrator. The Transaction itself is left as it is.
+
+Exit status: 0 shown, every chosen change restored, or the objects opened; 1 a chosen change
+could not be restored, with --wait the transaction did not end RolledBack, or --unlock refused
+(a Lease still renewed) or not allowed; 2 usage error, the Transaction does not exist, or it is
+not Failed.
 
 Examples:
   janus recover deploy-v2 -n shop
   janus recover deploy-v2 -n shop --apply 1 --wait
-  janus recover deploy-v2 -n shop -o yaml     # the same report, machine-readable`,
+  janus recover deploy-v2 -n shop -o yaml     # the same report, machine-readable
+  janus recover deploy-v2 -n shop --unlock    # its controller is gone: open what it holds`,
   flags: {
     ...CLUSTER_FLAGS,
     apply: {
@@ -52,6 +64,10 @@ Examples:
       env: 'JANUS_RECOVER_APPLY',
       placeholder: 'change|all',
       description: 'restore these conflicts (change numbers as shown, comma-separated, or "all")',
+    },
+    unlock: {
+      type: 'boolean',
+      description: 'open the objects the transaction holds, its controller gone for good (see above)',
     },
     ...WAIT_FLAGS,
     ...OUTPUT_FLAG,
@@ -66,6 +82,10 @@ Examples:
     const cluster = await connect(values, 'recover');
     try {
       const txn = await getTransaction(cluster.client, cluster.namespace, name);
+      if (values.unlock) {
+        if (values.apply !== undefined) throw new UsageError('--unlock and --apply do not go together');
+        return await openLocked(cluster, txn, streams);
+      }
       requireFailed(txn);
       const standing = standingItems(txn);
       const selection = values.apply === undefined ? [] : parseSelection(values.apply, standing);
@@ -106,6 +126,29 @@ Examples:
     }
   },
 });
+
+/** --unlock: the transaction's LockTable entries removed, unless a live controller holds its Leases. */
+async function openLocked(cluster: Cluster, txn: Transaction, streams: Streams): Promise<number> {
+  const id = `${txn.metadata.namespace}/${txn.metadata.name}`;
+  const live = await liveLeases(cluster.client, txn);
+  if (live.length > 0) {
+    streams.stderr.write(
+      `${id}: not unlocked: a controller still renews its locks (${live.join('; ')}); it releases them when the transaction ends (janus cancel ${txn.metadata.name} -n ${txn.metadata.namespace} ends it sooner)\n`,
+    );
+    return 1;
+  }
+  const { opened, forbidden } = await unlock(cluster.client, txn);
+  if (opened.length > 0)
+    streams.stderr.write(`${id}: every object it held is open again (LockTables of ${opened.join(', ')})\n`);
+  else if (forbidden.length === 0) streams.stderr.write(`${id}: it holds no lock\n`);
+  if (forbidden.length > 0) {
+    streams.stderr.write(
+      `${id}: not unlocked in ${forbidden.join(', ')}: you may not patch locktables.tx.janus.io there\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
 
 function requireFailed(txn: Transaction): void {
   const phase = txn.status?.phase ?? 'Pending';

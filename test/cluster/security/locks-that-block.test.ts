@@ -10,16 +10,14 @@
  *
  * On code without the policy every write of alice here goes through (the first test fails).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { describe, expect, it } from 'vitest';
 import { useClients } from '../../support/cluster/kube.ts';
 import { kubectl } from '../../support/cluster/kubectl.ts';
 import {
-  type LockedShop,
+  inBakeWindow as inBakeWindowOf,
   lockEntries,
-  lockedShop,
-  removeShopClusterObjects,
   shopChanges,
+  useLockedShops,
 } from '../../support/cluster/locked-shop.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
 import { configMap, data, getTxn, transaction, waitForPhase } from '../../support/cluster/saga.ts';
@@ -28,29 +26,8 @@ import { eventually } from '../../support/eventually.ts';
 import { withController } from '../../support/processes/controller-process.ts';
 
 const clients = useClients();
-const shops: LockedShop[] = [];
-afterEach(async () => {
-  for (const shop of shops.splice(0)) await removeShopClusterObjects(clients.admin, shop);
-});
-
-async function shop(prefix: string, mode: 'Deny' | 'Warn' | undefined): Promise<LockedShop> {
-  const created = await lockedShop(clients, prefix, mode);
-  shops.push(created);
-  return created;
-}
-
-/** Waits until the bake window is open: Verifying with stableSince recorded. */
-function inBakeWindow(ns: string, name: string): Promise<Transaction> {
-  return eventually(
-    async () => {
-      const txn = await getTxn(clients.admin, ns, name);
-      expect(txn.status?.phase).toBe('Verifying');
-      expect(txn.status?.health?.stableSince).toBeDefined();
-      return txn;
-    },
-    { timeoutMs: 120_000, intervalMs: 100 },
-  );
-}
+const shop = useLockedShops(clients);
+const inBakeWindow = (ns: string, name: string) => inBakeWindowOf(clients.admin, ns, name);
 
 const asAlice = (args: string[], env: Record<string, string> = {}) =>
   kubectl(clients.kubeconfigs.alice, args, env);

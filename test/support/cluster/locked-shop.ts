@@ -6,7 +6,8 @@
  * only thing in her way is a lock.
  */
 
-import type { Change } from '../../../src/api/v1alpha1/index.ts';
+import { afterEach, expect } from 'vitest';
+import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import {
   LOCK_TABLE_API_VERSION,
   LOCK_TABLE_KIND,
@@ -14,9 +15,10 @@ import {
   type LockEntry,
 } from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject, Objects } from '../../../src/kube/resources.ts';
+import { eventually } from '../eventually.ts';
 import type { TestClients } from './kube.ts';
 import { POD_IMAGES } from './pod-images.ts';
-import { configMap, testNamespace, untilAuthorized } from './saga.ts';
+import { configMap, getTxn, testNamespace, untilAuthorized } from './saga.ts';
 import { newImage } from './web-shop.ts';
 import { availableWith, deployment } from './workloads.ts';
 
@@ -55,7 +57,7 @@ async function clusterRoleWriter(admin: Objects, name: string, target: string, s
 }
 
 /** The shop, with the namespace labelled `mode` (none: not opted in). */
-export async function lockedShop(
+async function lockedShop(
   clients: TestClients,
   prefix: string,
   mode: LocksMode | undefined,
@@ -110,12 +112,39 @@ export async function lockedShop(
   return { namespace, clusterRole };
 }
 
-/** Removes the shop's cluster-scoped objects (the namespace goes with the test's cleanup). */
-export async function removeShopClusterObjects(admin: Objects, shop: LockedShop): Promise<void> {
-  for (const name of [shop.clusterRole, `${shop.clusterRole}-deployer`, `${shop.clusterRole}-alice`]) {
-    await admin.delete({ apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', name }).catch(() => {});
-    await admin.delete({ apiVersion: `${rbac}/v1`, kind: 'ClusterRole', name }).catch(() => {});
-  }
+/** lockedShop for a test file: each shop's cluster-scoped objects are removed after its test. */
+export function useLockedShops(
+  clients: TestClients,
+): (prefix: string, mode: LocksMode | undefined) => Promise<LockedShop> {
+  const shops: LockedShop[] = [];
+  afterEach(async () => {
+    for (const shop of shops.splice(0)) {
+      for (const name of [shop.clusterRole, `${shop.clusterRole}-deployer`, `${shop.clusterRole}-alice`]) {
+        await clients.admin
+          .delete({ apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', name })
+          .catch(() => {});
+        await clients.admin.delete({ apiVersion: `${rbac}/v1`, kind: 'ClusterRole', name }).catch(() => {});
+      }
+    }
+  });
+  return async (prefix, mode) => {
+    const shop = await lockedShop(clients, prefix, mode);
+    shops.push(shop);
+    return shop;
+  };
+}
+
+/** Waits until the Transaction's bake window is open: Verifying, stableSince recorded. */
+export function inBakeWindow(admin: Objects, ns: string, name: string): Promise<Transaction> {
+  return eventually(
+    async () => {
+      const txn = await getTxn(admin, ns, name);
+      expect(txn.status?.phase).toBe('Verifying');
+      expect(txn.status?.health?.stableSince).toBeDefined();
+      return txn;
+    },
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
 }
 
 /** A change of every target: the Deployment's image, the ConfigMap, the Secret, the ClusterRole; old-config deleted. */
