@@ -4,7 +4,7 @@
  *
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
- *                                      # side-by-side, git, health, cli, isolation, ui
+ *                                      # side-by-side, git, health, cli, isolation, ui, locks
  *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts);
@@ -24,6 +24,7 @@ import { healthAnalysis } from './health-analysis.ts';
 import { healthGate } from './health-gate.ts';
 import { isolation } from './isolation.ts';
 import { latency } from './latency.ts';
+import { locks } from './locks.ts';
 import { memory } from './memory.ts';
 import { nodeFlagsTrade } from './node-flags-trade.ts';
 import { resultsPush } from './results-push.ts';
@@ -44,6 +45,7 @@ const ALL = [
   'cli',
   'isolation',
   'ui',
+  'locks',
 ] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
@@ -71,6 +73,7 @@ try {
   if (selected.includes('flags')) results[flagsSection] = await nodeFlagsTrade(bench, 3);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('ui')) results['The web view (janus ui)'] = await ui(bench, 5);
+  if (selected.includes('locks')) results['Locks that block: the cost of a write'] = await locks(bench, 3);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),

@@ -67,6 +67,7 @@ Examples:
     },
     unlock: {
       type: 'boolean',
+      env: 'JANUS_RECOVER_UNLOCK',
       description: 'open the objects the transaction holds, its controller gone for good (see above)',
     },
     ...WAIT_FLAGS,

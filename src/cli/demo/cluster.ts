@@ -23,6 +23,7 @@ import {
 } from './control-plane-binaries.ts';
 import { applyManifests, controllerManifests, readManifests } from './manifests.ts';
 import type { Narrator } from './progress.ts';
+import { findKubectl } from './refused-edit.ts';
 
 export { REPO_ROOT };
 export const EXAMPLES = join(REPO_ROOT, 'examples');
@@ -32,6 +33,8 @@ export interface DemoCluster {
   /** The Janus controller's identity: only the RBAC in manifests/rbac. */
   controllerKubeconfig: string;
   server: string;
+  /** kubectl, for the person's edit the demo shows refused; undefined when there is none. */
+  kubectl: string | undefined;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): P
     adminKubeconfig: plane.kubeconfigs.admin,
     controllerKubeconfig: plane.kubeconfigs.controller,
     server: plane.server,
+    kubectl: findKubectl(binDir),
   };
 }
 
@@ -102,7 +106,12 @@ export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): P
  */
 export function existingCluster(adminKubeconfig: string, workDir: string): DemoCluster {
   const server = loadKubeConfig({ kubeconfig: adminKubeconfig }).cluster?.server ?? '';
-  return { adminKubeconfig, controllerKubeconfig: join(workDir, 'controller.kubeconfig'), server };
+  return {
+    adminKubeconfig,
+    controllerKubeconfig: join(workDir, 'controller.kubeconfig'),
+    server,
+    kubectl: findKubectl(undefined),
+  };
 }
 
 /** Installs the CRD, the janus-system namespace and the controller's RBAC, as manifests/ defines them. */

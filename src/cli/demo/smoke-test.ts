@@ -17,6 +17,12 @@ export interface SmokeTest {
   readonly url: string;
   /** The allow-list entry for the controller: the server's origin. */
   readonly origin: string;
+  /**
+   * Until `failing()`, the checkout answers 200 whatever runs: the demo shows a person's edit
+   * refused in the bake window before the broken checkout shows.
+   */
+  holdFailures(): void;
+  failing(): void;
   close(): Promise<void>;
 }
 
@@ -31,9 +37,14 @@ export function checkoutV2On(web: KubeObject | undefined): boolean {
 }
 
 export async function startSmokeTest(admin: Objects): Promise<SmokeTest> {
+  let held = false;
   const server = http.createServer((req, res) => {
     if (req.url !== '/checkout') {
       res.writeHead(404).end();
+      return;
+    }
+    if (held) {
+      res.writeHead(200).end('checkout ok (no order has reached the payment step yet)\n');
       return;
     }
     admin
@@ -54,6 +65,12 @@ export async function startSmokeTest(admin: Objects): Promise<SmokeTest> {
   return {
     url: `${origin}/checkout`,
     origin,
+    holdFailures: () => {
+      held = true;
+    },
+    failing: () => {
+      held = false;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

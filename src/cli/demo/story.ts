@@ -30,6 +30,7 @@ import { type MainJob, startMainJob } from './main-job.ts';
 import { describeShop } from './observe.ts';
 import { PhaseFollower, phaseIs } from './phases.ts';
 import type { Narrator } from './progress.ts';
+import { editDeployment } from './refused-edit.ts';
 import { DemoRepository } from './repository.ts';
 import { describeRollout } from './rollout.ts';
 import { EXAMPLE_SMOKE_URL, type SmokeTest, startSmokeTest } from './smoke-test.ts';
@@ -71,7 +72,7 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
     await explainFailure(job, async () => {
       await firstMerge(phases, admin, narrator, waiting);
       await unhealthyRelease(repo, phases, admin, narrator, waiting);
-      await brokenCheckout(repo, smoke, phases, admin, narrator, waiting);
+      await brokenCheckout({ repo, smoke, phases, admin, cluster, narrator, waiting });
       await rollbackRequest(repo, phases, admin, narrator, waiting);
       await showResults(repo, narrator, waiting());
     });
@@ -170,14 +171,25 @@ async function unhealthyRelease(
  * Release 4 becomes ready, but its checkout fails: the smoke test in the bake window catches what
  * readiness cannot, and Janus rolls it back.
  */
-async function brokenCheckout(
-  repo: DemoRepository,
-  smoke: SmokeTest,
-  phases: PhaseFollower,
-  admin: Objects,
-  narrator: Narrator,
-  waiting: () => AbortSignal,
-) {
+async function brokenCheckout({
+  repo,
+  smoke,
+  phases,
+  admin,
+  cluster,
+  narrator,
+  waiting,
+}: {
+  repo: DemoRepository;
+  smoke: SmokeTest;
+  phases: PhaseFollower;
+  admin: Objects;
+  cluster: DemoCluster;
+  narrator: Narrator;
+  waiting: () => AbortSignal;
+}) {
+  // The checkout's failures show once the demo has shown a person's edit refused in the window.
+  smoke.holdFailures();
   narrator.step(
     'Release 4 switches the new checkout on (a new commit): its pods become ready, but the checkout fails.',
   );
@@ -190,6 +202,11 @@ async function brokenCheckout(
   );
   const ended = (t: readonly Transaction[]) =>
     phaseIs(t, 'deploy-v4', 'RolledBack') || phaseIs(t, 'deploy-v4', 'Failed');
+  const baking = (t: readonly Transaction[]) =>
+    t.some((x) => x.metadata.name === 'deploy-v4' && x.status?.health?.stableSince !== undefined);
+  await phases.until((t) => baking(t) || ended(t), waiting());
+  await lockedEdit(cluster, admin, narrator);
+  smoke.failing();
   await phases.until(ended, waiting());
   narrator.detail('');
   narrator.detail(
@@ -197,6 +214,29 @@ async function brokenCheckout(
   );
   narrator.detail('it. In the bake window the smoke test failed, so Janus rolled release 4 back by itself.');
   await showShop(admin, narrator, 'The shop now:');
+}
+
+/** In release 4's bake window, a person edits the Deployment by hand: the API server refuses. */
+async function lockedEdit(cluster: DemoCluster, admin: Objects, narrator: Narrator): Promise<void> {
+  narrator.detail(
+    '  while release 4 bakes, someone edits the Deployment by hand (the editor sets replicas: 5):',
+  );
+  const attempt = await editDeployment({
+    kubectl: cluster.kubectl,
+    kubeconfig: cluster.adminKubeconfig,
+    admin,
+    namespace: NAMESPACE,
+    name: 'web',
+  });
+  narrator.detail(`  $ ${attempt.command}`);
+  narrator.detail(`  ${attempt.answer}`);
+  narrator.detail(
+    attempt.refused
+      ? '  Refused, even to the cluster admin: namespace shop opted in to locks that block (label\n' +
+          '  tx.janus.io/locks=Deny), so while deploy-v4 holds the Deployment nobody else writes it, and\n' +
+          '  what the bake window measures is release 4 alone.'
+      : '  Accepted: this cluster does not enforce the locks (no janus-locks admission policy).',
+  );
 }
 
 /** A second commit adds a ROLLBACK file: the committed release is undone. */

@@ -4,7 +4,8 @@
  * the namespace shop, so they run one after the other.
  */
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { delimiter } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
 import { launchBrowser, screenshot } from '../../support/browser.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -39,7 +40,10 @@ async function shopGone(): Promise<void> {
 
 describe('janus demo', () => {
   it('tells the whole story: a commit, a rollback at commit, a ROLLBACK request, the results log', async () => {
-    const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
+    // kubectl on PATH, as on a person's machine: the demo runs it for the edit it shows refused.
+    const binDir = inject('kube').binDir;
+    const env = binDir ? { PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}` } : {};
+    const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin], { env });
     const out = result.stderr;
     expect(out, out).toContain('[1/7] Installing Janus');
     expect(out).toMatch(/shop\/deploy-v2\s+Committed\s+— 3\/3 changes committed.*target\(s\) healthy after/);
@@ -66,6 +70,11 @@ describe('janus demo', () => {
     // Release 4 is ready but its checkout fails: the smoke test in the bake window rolls it back.
     expect(out).toMatch(/\[5\/7\] Release 4 switches the new checkout on/);
     expect(out).toMatch(/shop\/deploy-v4\s+Verifying/);
+    // A person's kubectl edit in the bake window: refused by the API server, naming the Transaction.
+    expect(out).toContain('$ kubectl edit deployment web -n shop');
+    expect(out).toMatch(
+      /error: deployments\.apps "web" could not be patched: .*locked by Transaction shop\/deploy-v4 \(Verifying\): writes are refused until it ends; see it with: janus status deploy-v4 -n shop/,
+    );
     expect(out).toMatch(/shop\/deploy-v4\s+RollingBack\s+— .*check "checkout-smoke" failed: .*answered 503/);
     expect(out).toMatch(/shop\/deploy-v4\s+RolledBack/);
     expect(out).toMatch(
