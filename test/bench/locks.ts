@@ -32,7 +32,7 @@ import type { Bench } from './harness.ts';
 import { cpuSeconds } from './proc.ts';
 import { type Figure, figure } from './stats.ts';
 
-const WRITES = Number(process.env.LOCKS_DEBUG_WRITES ?? 500);
+const WRITES = 500;
 const WARM_UP = 50;
 /** Locks per field manager: ten targets per Transaction. */
 const PER_TRANSACTION = 10;

@@ -292,6 +292,35 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(chart.map(id).filter((i) => clusterScoped.has(i))).toEqual([]);
   });
 
+  it('renders the lock policy with the values of locks.*, or none with locks.enabled=false', () => {
+    const hpa = 'system:serviceaccount:kube-system:horizontal-pod-autoscaler';
+    const objects = byId(
+      template(
+        RELEASE,
+        NAMESPACE,
+        '--set',
+        `locks.clusterScoped=Warn,locks.breakGlassGroup=oncall,locks.scalers[0]=${hpa}`,
+        '--set-json',
+        'locks.extraWriters={"system:kube-controller-manager":["*"]}',
+      ),
+    );
+    type Policy = { spec: { variables: { name: string; expression: string }[] } };
+    const policy = objects.get(`ValidatingAdmissionPolicy /${RELEASE}-locks`) as unknown as Policy;
+    const variable = (name: string) => policy.spec.variables.find((v) => v.name === name)?.expression;
+    expect(variable('breakGlassGroup')).toBe('"oncall"');
+    expect(variable('scalers')).toBe(`["${hpa}"]`);
+    expect(variable('controllers')).toMatch(/'jobs\.batch'\], "system:kube-controller-manager": \["\*"\] }$/);
+    const cluster = objects.get(`ValidatingAdmissionPolicyBinding /${RELEASE}-locks-cluster`) as unknown as {
+      spec: { validationActions: string[]; paramRef: { name: string; namespace: string } };
+    };
+    expect(cluster.spec.validationActions).toEqual(['Warn']);
+    // The controller writes the table janus-locks whatever the release's name.
+    expect(cluster.spec.paramRef).toMatchObject({ name: 'janus-locks', namespace: NAMESPACE });
+
+    const disabled = template(RELEASE, NAMESPACE, '--set', 'locks.enabled=false').map(id);
+    expect(disabled.filter((i) => i.includes('-locks'))).toEqual([]);
+  });
+
   it('renders two releases side by side in one namespace with no object or Transactions in common', () => {
     const settingsOf = (objects: KubeObject[], release: string) =>
       byId(objects).get(`ConfigMap ${NAMESPACE}/${release}-settings`)?.data as Record<string, string>;
@@ -301,6 +330,7 @@ describe('the Helm chart manifests/helm/janus', () => {
     expect(shared).toEqual([
       'CustomResourceDefinition /analysistemplates.tx.janus.io',
       'CustomResourceDefinition /instanceclaims.tx.janus.io',
+      'CustomResourceDefinition /locktables.tx.janus.io',
       'CustomResourceDefinition /sources.tx.janus.io',
       'CustomResourceDefinition /transactions.tx.janus.io',
     ]);

@@ -72,6 +72,7 @@ describe('kubectl apply -k manifests/', () => {
         'CustomResourceDefinition', // analysistemplates.tx.janus.io
         'CustomResourceDefinition', // sources.tx.janus.io
         'CustomResourceDefinition', // instanceclaims.tx.janus.io
+        'CustomResourceDefinition', // locktables.tx.janus.io
         'Deployment',
         'Namespace',
         'PodDisruptionBudget',
@@ -84,6 +85,11 @@ describe('kubectl apply -k manifests/', () => {
         'ValidatingAdmissionPolicy', // janus-transaction-instance
         'ValidatingAdmissionPolicy', // janus-transaction-provenance
         'ValidatingAdmissionPolicy', // janus-source-provenance
+        'ValidatingAdmissionPolicyBinding',
+        'ValidatingAdmissionPolicyBinding',
+        'ValidatingAdmissionPolicyBinding',
+        'ValidatingAdmissionPolicy', // janus-locks
+        'ValidatingAdmissionPolicyBinding', // janus-locks-deny, -warn, -audit (per namespace label), -cluster
         'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
         'ValidatingAdmissionPolicyBinding',
