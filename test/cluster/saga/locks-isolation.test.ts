@@ -10,13 +10,16 @@ import { describe, expect, it } from 'vitest';
 import { PatchType } from '../../../src/kube/client.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { kubectl } from '../../support/cluster/kubectl.ts';
-import {
-  inBakeWindow as inBakeWindowOf,
-  lockEntries,
-  useLockedShops,
-} from '../../support/cluster/locked-shop.ts';
+import { inBakeWindow as inBakeWindowOf, useLockedShops } from '../../support/cluster/locked-shop.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
-import { getTxn, grantRole, transaction, txnRef, waitForPhase } from '../../support/cluster/saga.ts';
+import {
+  getTxn,
+  grantRole,
+  lockEntries,
+  transaction,
+  txnRef,
+  waitForPhase,
+} from '../../support/cluster/saga.ts';
 import { newImage } from '../../support/cluster/web-shop.ts';
 import { availableWith } from '../../support/cluster/workloads.ts';
 import { eventually } from '../../support/eventually.ts';

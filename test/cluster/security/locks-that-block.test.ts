@@ -15,12 +15,18 @@ import { useClients } from '../../support/cluster/kube.ts';
 import { kubectl } from '../../support/cluster/kubectl.ts';
 import {
   inBakeWindow as inBakeWindowOf,
-  lockEntries,
   shopChanges,
   useLockedShops,
 } from '../../support/cluster/locked-shop.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
-import { configMap, data, getTxn, transaction, waitForPhase } from '../../support/cluster/saga.ts';
+import {
+  configMap,
+  data,
+  getTxn,
+  lockEntries,
+  transaction,
+  waitForPhase,
+} from '../../support/cluster/saga.ts';
 import { availableWith } from '../../support/cluster/workloads.ts';
 import { eventually } from '../../support/eventually.ts';
 import { withController } from '../../support/processes/controller-process.ts';

@@ -8,12 +8,6 @@
 
 import { afterEach, expect } from 'vitest';
 import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
-import {
-  LOCK_TABLE_API_VERSION,
-  LOCK_TABLE_KIND,
-  LOCK_TABLE_NAME,
-  type LockEntry,
-} from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject, Objects } from '../../../src/kube/resources.ts';
 import { eventually } from '../eventually.ts';
 import type { TestClients } from './kube.ts';
@@ -168,15 +162,4 @@ export function shopChanges(shop: LockedShop, image: string = POD_IMAGES.readyAl
     },
     { target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'old-config' }, type: 'Delete' },
   ];
-}
-
-/** The entries of the LockTable of `namespace` (none when it has no table). */
-export async function lockEntries(admin: Objects, namespace: string): Promise<Record<string, LockEntry>> {
-  const table = (await admin.find({
-    apiVersion: LOCK_TABLE_API_VERSION,
-    kind: LOCK_TABLE_KIND,
-    name: LOCK_TABLE_NAME,
-    namespace,
-  })) as (KubeObject & { spec?: { locks?: Record<string, LockEntry> } }) | undefined;
-  return table?.spec?.locks ?? {};
 }

@@ -1,6 +1,14 @@
 /** Fixtures for saga tests: a ServiceAccount with chosen rights, Transactions, and waiting on phases. */
 import { randomBytes } from 'node:crypto';
-import type { Change, Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
+import {
+  type Change,
+  LOCK_TABLE_API_VERSION,
+  LOCK_TABLE_KIND,
+  LOCK_TABLE_NAME,
+  type LockEntry,
+  type Phase,
+  type Transaction,
+} from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { KubeObject, Objects } from '../../../src/kube/resources.ts';
 import { leaseName, microTime } from '../../../src/locks/lease-name.ts';
@@ -303,4 +311,15 @@ export async function transactionEvents(admin: Objects, namespace: string): Prom
   return (events.items as unknown as Event[])
     .filter((e) => e.involvedObject?.kind === 'Transaction')
     .map((e) => `${e.reason}: ${e.message}`);
+}
+
+/** The entries of the LockTable of `namespace` (none when it has no table). */
+export async function lockEntries(admin: Objects, namespace: string): Promise<Record<string, LockEntry>> {
+  const table = (await admin.find({
+    apiVersion: LOCK_TABLE_API_VERSION,
+    kind: LOCK_TABLE_KIND,
+    name: LOCK_TABLE_NAME,
+    namespace,
+  })) as (KubeObject & { spec?: { locks?: Record<string, LockEntry> } }) | undefined;
+  return table?.spec?.locks ?? {};
 }

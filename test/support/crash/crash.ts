@@ -9,7 +9,7 @@
 import { expect } from 'vitest';
 import { LABEL_INSTANCE, type Phase, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
-import { getTxn, leasesOf, txnRef } from '../cluster/saga.ts';
+import { getTxn, leasesOf, lockEntries, txnRef } from '../cluster/saga.ts';
 import { eventually } from '../eventually.ts';
 import { startController } from '../processes/controller-process.ts';
 import { comparableItems, type EndState } from './end-state.ts';
@@ -53,6 +53,9 @@ async function settled(admin: Objects, namespace: string, name: string, phase: P
       }
       if ((txn.metadata.finalizers ?? []).length > 0) throw new Error('finalizer still present');
       if ((await leasesOf(admin, namespace)).length > 0) throw new Error('leases still present');
+      // Every object opens again: no LockTable entry is left, whichever request the crash followed.
+      if (Object.keys(await lockEntries(admin, namespace)).length > 0)
+        throw new Error('lock entries still present');
       return txn;
     },
     { timeoutMs: 120_000, intervalMs: 100 },
