@@ -73,7 +73,7 @@ try {
   if (selected.includes('flags')) results[flagsSection] = await nodeFlagsTrade(bench, 3);
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('ui')) results['The web view (janus ui)'] = await ui(bench, 5);
-  if (selected.includes('locks')) results['Locks that block: the cost of a write'] = await locks(bench, 3);
+  if (selected.includes('locks')) results['Locks that block: the cost of a write'] = await locks(bench, 5);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),
