@@ -13,8 +13,9 @@
  */
 import { expect, vi } from 'vitest';
 import type { AnalysisPolicy } from '../../../src/analysis/index.ts';
-import { API_VERSION, KIND, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { API_VERSION, KIND, type LockTable, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { KubeRequest } from '../../../src/kube/client.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
 import { isTerminal } from '../../../src/saga/status.ts';
 import { comparableItems, type EndState, expectEndsAsBaseline } from '../../support/crash/end-state.ts';
 import { FakeApi } from '../../support/fake-api.ts';
@@ -205,12 +206,13 @@ export async function expectEveryKillEndsAsBaseline(
   expectEndsAsBaseline(outcomes, baseline);
 }
 
-/** Finished: a terminal phase, the finalizer gone, no Lease left. */
+/** Finished: a terminal phase, the finalizer gone, no Lease and no LockTable entry left. */
 function settled(txn: Transaction, api: FakeApi): boolean {
   return (
     isTerminal(txn.status?.phase ?? 'Pending') &&
     (txn.metadata.finalizers ?? []).length === 0 &&
-    api.list('Lease').length === 0
+    api.list('Lease').length === 0 &&
+    api.list<LockTable & KubeObject>('LockTable').every((t) => Object.keys(t.spec?.locks ?? {}).length === 0)
   );
 }
 
