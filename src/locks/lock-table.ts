@@ -20,7 +20,7 @@ import {
   type Transaction,
 } from '../api/v1alpha1/index.ts';
 import { type KubeClient, PatchType } from '../kube/client.ts';
-import { isForbidden, isNotFound, refusalOf } from '../kube/errors.ts';
+import { isConflict, isForbidden, isNotFound, refusalOf } from '../kube/errors.ts';
 import { serviceAccountUser } from '../saga/targets.ts';
 
 /** What the entries say the holder does with its locks. */
@@ -121,6 +121,8 @@ export class LockTables {
 
   /**
    * Removes every entry the transaction still holds, in each namespace: one apply of none each.
+   * A table left empty is deleted (on the condition that nobody wrote it since): where no table
+   * is, the API server evaluates nothing for a write, and most of the time nothing is locked.
    * Returns the namespaces whose table this identity may not write (403): for the controller,
    * namespaces that never granted it one, so no entry of its is there.
    */
@@ -128,7 +130,8 @@ export class LockTables {
     const forbidden: string[] = [];
     for (const namespace of new Set(namespaces)) {
       try {
-        await this.#apply(txn.metadata.uid ?? '', namespace, undefined);
+        const left = await this.#apply(txn.metadata.uid ?? '', namespace, undefined);
+        if (Object.keys(left.spec?.locks ?? {}).length === 0) await this.#deleteIfUnchanged(left);
       } catch (e) {
         // No LockTable CRD, or the namespace is gone: there is no entry to remove.
         if (isNotFound(e)) continue;
@@ -137,5 +140,24 @@ export class LockTables {
       }
     }
     return forbidden;
+  }
+
+  /** Deletes an empty table, unless someone wrote it since it was read. */
+  async #deleteIfUnchanged(table: LockTable): Promise<void> {
+    try {
+      await this.#client.request({
+        method: 'DELETE',
+        path: tablePath(table.metadata.namespace ?? ''),
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          preconditions: { uid: table.metadata.uid, resourceVersion: table.metadata.resourceVersion },
+        },
+      });
+    } catch (e) {
+      // Written since (409), gone (404), or not ours to delete (403): the table stays, empty.
+      if (isConflict(e) || isNotFound(e) || isForbidden(e)) return;
+      throw e;
+    }
   }
 }

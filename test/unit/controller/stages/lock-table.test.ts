@@ -31,7 +31,15 @@ import {
   updateConfigMap,
 } from './saga-fixture.ts';
 
-const table = (world: SagaWorld) =>
+const other = {
+  transaction: 'other',
+  namespace: NAMESPACE,
+  uid: 'uid-other',
+  user: 'system:serviceaccount:shop:deploy-sa',
+  phase: 'Committing',
+};
+
+const tableOf = (world: SagaWorld) =>
   world.api.get<LockTable & KubeObject>({
     apiVersion: LOCK_TABLE_API_VERSION,
     kind: LOCK_TABLE_KIND,
@@ -56,7 +64,7 @@ describe('LockTable entries', () => {
 
     const txn = stored(world, 'deploy');
     expect(txn.status?.phase).toBe('Committing');
-    expect(table(world)?.spec?.locks).toEqual({
+    expect(tableOf(world)?.spec?.locks).toEqual({
       'configmaps/a': {
         transaction: 'deploy',
         namespace: NAMESPACE,
@@ -78,7 +86,7 @@ describe('LockTable entries', () => {
     for (const r of asServiceAccount) expect(r.extra).toEqual({ [TRANSACTION_UID_EXTRA]: txn.metadata.uid });
   });
 
-  it('go first on release, in every namespace of its locks', async () => {
+  it('go first on release; a table left empty goes with them', async () => {
     const world = sagaWorld();
     await prepared(world);
     await step(world, 'deploy', prepare);
@@ -87,12 +95,31 @@ describe('LockTable entries', () => {
     await step(world, 'deploy', cleanup);
 
     const writes = world.api.requests.filter((r) => r.method !== 'GET').map((r) => [r.method, r.path]);
-    expect(writes[0]).toEqual([
-      'PATCH',
-      `/apis/tx.janus.io/v1alpha1/namespaces/${NAMESPACE}/locktables/janus-locks`,
+    const table = `/apis/tx.janus.io/v1alpha1/namespaces/${NAMESPACE}/locktables/janus-locks`;
+    expect(writes.slice(0, 2)).toEqual([
+      ['PATCH', table],
+      ['DELETE', table],
     ]);
-    expect(writes[1]?.[0]).toBe('DELETE');
-    expect(writes[1]?.[1]).toMatch(/\/leases$/);
+    expect(writes[2]?.[0]).toBe('DELETE');
+    expect(writes[2]?.[1]).toMatch(/\/leases$/);
+    expect(tableOf(world)).toBeUndefined();
+  });
+
+  it('keep a table another transaction wrote to meanwhile: the delete is conditional', async () => {
+    const world = sagaWorld();
+    await prepared(world);
+    await step(world, 'deploy', prepare);
+    world.api.before = (req) => {
+      if (req.method !== 'DELETE' || !isTableWrite(req.path)) return;
+      world.api.before = () => {};
+      // Between the release's apply and its delete, another transaction takes a lock here.
+      const current = tableOf(world);
+      world.api.put({ ...current, spec: { locks: { 'configmaps/b': other } } } as LockTable & KubeObject);
+    };
+
+    await step(world, 'deploy', cleanup);
+
+    expect(tableOf(world)?.spec?.locks).toEqual({ 'configmaps/b': other });
   });
 
   it('that cannot be written (no LockTable CRD) leave the locks advisory: prepared, and said once', async () => {
