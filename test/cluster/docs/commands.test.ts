@@ -59,6 +59,7 @@ type Scenario =
   | 'controller'
   | 'install'
   | 'opt-in'
+  | 'locks'
   | 'ci-wait'
   | 'pull-request'
   | 'status'
@@ -178,6 +179,12 @@ const DECISIONS: Decision[] = [
   { file: 'README.md', command: /^kubectl apply -k manifests\/(rbac|policy)\/$/, run: 'install-crd' },
   { file: 'README.md', command: /^kubectl create rolebinding janus-tenant -n shop /, run: 'install-crd' },
   { command: /^kubectl create rolebinding janus-tenant -n shop /, run: 'opt-in' },
+  { command: /^kubectl label namespace shop tx\.janus\.io\/locks=/, run: 'locks' },
+  {
+    file: 'docs/security.md',
+    command: /^kubectl (patch|delete) locktable janus-locks -n shop\b/,
+    run: 'locks',
+  },
   { command: /^(\.\/bin\/)?janus controller --kubeconfig ~\/\.kube\/config$/, run: 'controller' },
   { command: /^kubectl apply -k manifests\/$/, run: 'install' },
   { command: /^kubectl -n janus-system create secret generic janus-git /, run: 'install' },
@@ -639,6 +646,54 @@ describe('installing from a checkout', () => {
       } finally {
         await deleteNamespace(ns);
       }
+    }
+  });
+});
+
+describe('locks that block, by hand', () => {
+  it('"kubectl label namespace" opts a namespace in; "kubectl patch|delete locktable" open what a gone controller held', async () => {
+    const ns = await plainNamespace('docs-locks');
+    try {
+      const holder = {
+        transaction: 'release-7',
+        namespace: ns,
+        uid: 'uid-gone',
+        user: 'system:serviceaccount:x:y',
+        phase: 'Verifying',
+      };
+      const table = {
+        apiVersion: 'tx.janus.io/v1alpha1',
+        kind: 'LockTable',
+        name: 'janus-locks',
+        namespace: ns,
+      };
+      await clients.admin.apply(
+        {
+          apiVersion: table.apiVersion,
+          kind: table.kind,
+          metadata: { name: table.name, namespace: ns },
+          spec: { locks: { 'deployments.apps/web': holder, 'configmaps/app-config': holder } },
+        } as KubeObject,
+        { fieldManager: 'janus-lock:uid-gone' },
+      );
+      const labels = commandsFor('locks').filter((c) => c.text.startsWith('kubectl label'));
+      expect(labels.length).toBeGreaterThan(0);
+      expectExits(await runCommands(labels, { cwd: checkout, replace: [[/\bshop\b/g, ns]] }));
+      const namespace = await clients.admin.get({ apiVersion: 'v1', kind: 'Namespace', name: ns });
+      expect(namespace.metadata.labels?.['tx.janus.io/locks']).toBe('Deny');
+
+      const [patch, remove] = ['kubectl patch', 'kubectl delete'].map((start) =>
+        commandsFor('locks', 'docs/security.md').filter((c) => c.text.startsWith(start)),
+      );
+      expectExits(await runCommands(patch ?? [], { cwd: checkout, replace: [[/\bshop\b/g, ns]] }));
+      const left = (await clients.admin.get(table)) as KubeObject & {
+        spec?: { locks?: Record<string, unknown> };
+      };
+      expect(Object.keys(left.spec?.locks ?? {})).toEqual(['configmaps/app-config']);
+      expectExits(await runCommands(remove ?? [], { cwd: checkout, replace: [[/\bshop\b/g, ns]] }));
+      expect(await clients.admin.find(table)).toBeUndefined();
+    } finally {
+      await deleteNamespace(ns);
     }
   });
 });
