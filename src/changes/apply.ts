@@ -14,11 +14,11 @@
 import type { KubeObject } from '../kube/resources.ts';
 import { committedFieldManager, fieldManager, sourceManagerOf } from '../saga/targets.ts';
 import { type ChangeContext, refOf } from './change-context.ts';
+import type { ChangeStrategy } from './change-strategy.ts';
 import { desiredToSend } from './desired.ts';
 import { appliedEntry, reappliedConfiguration } from './managed-fields.ts';
 import { committed } from './results.ts';
 import { alreadyExists, carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
-import type { ChangeStrategy } from './strategy.ts';
 
 type ManagedTxn = ChangeContext['txn'];
 

@@ -1,9 +1,9 @@
 /** Create: the target must not exist; the undo deletes what was created. */
 import { committedFieldManager, fieldManager } from '../saga/targets.ts';
+import type { ChangeStrategy } from './change-strategy.ts';
 import { desiredToSend } from './desired.ts';
 import { committed } from './results.ts';
 import { carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
-import type { ChangeStrategy } from './strategy.ts';
 
 export const createStrategy: ChangeStrategy = {
   existence: 'absent',

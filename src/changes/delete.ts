@@ -7,11 +7,11 @@
 import { isNotFound } from '../kube/errors.ts';
 import { committedFieldManager, sourceManagerOf } from '../saga/targets.ts';
 import { refOf } from './change-context.ts';
+import type { ChangeStrategy } from './change-strategy.ts';
 import { appliedEntry } from './managed-fields.ts';
 import { restoredObject } from './restore.ts';
 import { gone } from './results.ts';
 import { alreadyExists, holdsPrior } from './shared-steps.ts';
-import type { ChangeStrategy } from './strategy.ts';
 
 export const deleteStrategy: ChangeStrategy = {
   existence: 'either',

@@ -5,10 +5,10 @@
  */
 
 import { committedFieldManager, fieldManager } from '../saga/targets.ts';
+import type { ChangeStrategy } from './change-strategy.ts';
 import { desiredObject } from './desired.ts';
 import { committed } from './results.ts';
 import { carriesOurStamp, replaceWithPrior } from './shared-steps.ts';
-import type { ChangeStrategy } from './strategy.ts';
 import { patchIsUndone, reverseApply } from './undo-rules.ts';
 
 export const patchStrategy: ChangeStrategy = {

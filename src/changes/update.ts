@@ -2,10 +2,10 @@
 import { isConflict, isInvalid } from '../kube/errors.ts';
 import { committedFieldManager, fieldManager } from '../saga/targets.ts';
 import { refOf } from './change-context.ts';
+import type { ChangeStrategy } from './change-strategy.ts';
 import { desiredToSend } from './desired.ts';
 import { committed } from './results.ts';
 import { carriesOurStamp, holdsPrior, replaceWithPrior } from './shared-steps.ts';
-import type { ChangeStrategy } from './strategy.ts';
 
 /** A write between our read and the dry run is not a refusal: read again, a few times. */
 const DRY_RUN_ATTEMPTS = 3;

@@ -7,12 +7,13 @@
  * included. The role is read with the controller's own identity (get on that one ClusterRole,
  * manifests/rbac) and kept a minute.
  */
+
+import type { ChangeItem } from '../changes/change-context.ts';
 import { kindName, sopsKindRefusal } from '../changes/sops-kinds.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { isForbidden, isNotFound } from '../kube/errors.ts';
 import { errorText } from '../log/index.ts';
 import { type PolicyRule, rulesMayRead } from '../rollback-store/view-readable.ts';
-import type { Item } from './context.ts';
 
 /** How long the role read is used before it is read again. */
 export const VIEW_ROLE_TTL_MS = 60_000;
@@ -70,7 +71,7 @@ export class ViewRole implements ViewRules {
  * every one may. `resourceOf` maps a kind to its resource (discovery).
  */
 export async function sopsRefusal(
-  items: readonly Item[],
+  items: readonly ChangeItem[],
   allowedKinds: readonly string[],
   viewRole: ViewRules,
   resourceOf: (apiVersion: string, kind: string) => Promise<string>,

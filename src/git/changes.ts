@@ -7,8 +7,10 @@
  * merged branch are not visited (an unmerged or half-done branch is never seen). Subtrees whose
  * oid did not change are never read, so the cost is O(new commits), not O(repository).
  */
+
+import type { CommitInfo } from './commit-info.ts';
 import { readingCommit } from './input-limits.ts';
-import type { CommitInfo, ObjectStore } from './object-store.ts';
+import type { ObjectStore } from './object-store.ts';
 import type { GitSession } from './repository.ts';
 
 export type DirectoryChangeKind = 'added' | 'modified' | 'removed';

@@ -2,8 +2,9 @@
  * A commit read from the start of its object only (its headers and the beginning of its
  * message), for commits too large to read whole: see GIT_INPUT_LIMITS.commitReadBytes.
  */
+
+import type { CommitInfo, Signature } from './commit-info.ts';
 import { GitObjectTooLargeError } from './input-limits.ts';
-import type { CommitInfo, Signature } from './object-store.ts';
 
 /** Marks a message cut at the read limit. */
 export const TRUNCATED_MESSAGE = '\n[… message truncated by Janus: the commit is larger than it reads]\n';

@@ -18,6 +18,7 @@ export {
   type HistoryShape,
   listChanges,
 } from './changes.ts';
+export type { CommitInfo, Signature } from './commit-info.ts';
 export {
   FetchDeadlineError,
   FetchTooLargeError,
@@ -34,7 +35,7 @@ export {
   limitResponseBytes,
 } from './http-client.ts';
 export { describeLocation, parseRepositoryLocation, type RepositoryLocation, redactUrl } from './location.ts';
-export { type CommitInfo, ObjectStore, type Signature, ZERO_OID } from './object-store.ts';
+export { ObjectStore, ZERO_OID } from './object-store.ts';
 export {
   DEFAULT_MAX_FETCH_BYTES,
   GitRepository,

@@ -18,8 +18,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CommitInfo, Signature } from './commit-info.ts';
 import { deflateObject } from './deflate.ts';
-import type { CommitInfo, ObjectStore, Signature, TreeEntry } from './object-store.ts';
+import type { ObjectStore, TreeEntry } from './object-store.ts';
 import type { PackObject, PackObjectType } from './pack-writer.ts';
 import { compareCodePoints } from './tree-parse.ts';
 

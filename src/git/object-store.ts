@@ -9,28 +9,12 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import git, { Errors, type TreeEntry } from 'isomorphic-git';
 import { parseCommitStart } from './commit-head.ts';
+import type { CommitInfo } from './commit-info.ts';
 import { GIT_INPUT_LIMITS, GitObjectTooLargeError } from './input-limits.ts';
 import { ObjectReadCache } from './object-read-cache.ts';
 import { readObjectSize, readObjectStart } from './object-size.ts';
 import { PackedObjects } from './packed-object.ts';
 import { parseTree } from './tree-parse.ts';
-
-export interface Signature {
-  name: string;
-  email: string;
-  /** Seconds since the epoch. */
-  timestamp: number;
-  timezoneOffset: number;
-}
-
-export interface CommitInfo {
-  oid: string;
-  tree: string;
-  parents: string[];
-  message: string;
-  author: Signature;
-  committer: Signature;
-}
 
 export type { TreeEntry };
 

@@ -4,8 +4,8 @@
  * records about it. Only the directories Git reports as changed are read.
  */
 import type { ChangeSet, DirectoryChange } from '../git/changes.ts';
+import type { CommitInfo } from '../git/commit-info.ts';
 import { GitObjectTooLargeError, readingCommit } from '../git/input-limits.ts';
-import type { CommitInfo } from '../git/object-store.ts';
 import type { GitSession } from '../git/repository.ts';
 import type { Logger } from '../log/index.ts';
 import { PHASE_REJECTED } from '../results/render-directory.ts';

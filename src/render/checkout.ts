@@ -17,8 +17,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CommitInfo } from '../git/commit-info.ts';
 import { GitObjectTooLargeError } from '../git/input-limits.ts';
-import type { CommitInfo, TreeEntry } from '../git/object-store.ts';
+import type { TreeEntry } from '../git/object-store.ts';
 import { CHECKOUT_LIMITS, type CheckoutLimits } from './limits.ts';
 import { folderOf, resolveWithin, safeEntryName } from './paths.ts';
 import { RenderInputError } from './render-error.ts';

@@ -7,8 +7,9 @@
  * file at that path is read once per record, so this costs O(records), never the history.
  */
 
+import type { Signature } from '../git/commit-info.ts';
 import { type CommitSigner, ObjectBatch } from '../git/object-batch.ts';
-import type { ObjectStore, Signature } from '../git/object-store.ts';
+import type { ObjectStore } from '../git/object-store.ts';
 import type { PackObject } from '../git/pack-writer.ts';
 import { writeFiles } from '../git/tree-writer.ts';
 import { alreadyRecordedText } from './already-recorded.ts';

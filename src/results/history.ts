@@ -5,7 +5,7 @@
  * history` does; it needs nothing but the branch, so it outlives every pruned Transaction.
  */
 
-import type { CommitInfo } from '../git/object-store.ts';
+import type { CommitInfo } from '../git/commit-info.ts';
 import type { GitSession } from '../git/repository.ts';
 import { printable } from '../text/printable.ts';
 import { parseTrailers, TRAILER_PHASE, TRAILER_SOURCE, TRAILER_TRANSACTION } from './commit-message.ts';

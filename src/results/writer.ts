@@ -8,9 +8,9 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Signature } from '../git/commit-info.ts';
 import { GitAccessError } from '../git/errors.ts';
 import type { CommitSigner } from '../git/object-batch.ts';
-import type { Signature } from '../git/object-store.ts';
 import type { GitRepository, GitSession } from '../git/repository.ts';
 import { commitSigner, type SigningKeySource } from '../git/signing-key-file.ts';
 import { publicKeyLine } from '../git/ssh-wire.ts';

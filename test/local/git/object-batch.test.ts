@@ -7,8 +7,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Signature } from '../../../src/git/commit-info.ts';
 import { ObjectBatch } from '../../../src/git/object-batch.ts';
-import { ObjectStore, type Signature } from '../../../src/git/object-store.ts';
+import { ObjectStore } from '../../../src/git/object-store.ts';
 import { type TreeStore, writeFiles } from '../../../src/git/tree-writer.ts';
 import { git } from '../../support/git/git-server.ts';
 

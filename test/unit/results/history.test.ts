@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CommitInfo } from '../../../src/git/object-store.ts';
+import type { CommitInfo } from '../../../src/git/commit-info.ts';
 import { formatCommitMessage } from '../../../src/results/commit-message.ts';
 import { historyEntryOf, matchesTransaction } from '../../../src/results/history.ts';
 
