@@ -4,8 +4,7 @@
  * A cluster holds far more finished transactions than running ones; this keeps the controller's
  * memory flat as they accumulate. One that needs action again is read in full first.
  */
-import type { Transaction } from '../api/v1alpha1/index.ts';
-import { isTerminal } from '../saga/status.ts';
+import { isTerminal, type Transaction } from '../api/v1alpha1/index.ts';
 
 const compacted = new WeakSet<Transaction>();
 

@@ -4,7 +4,9 @@
  */
 import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
 import {
+  isTerminal,
   type Phase,
+  type TerminalPhase,
   TRANSACTION_UID_EXTRA,
   type Transaction,
   type TransactionStatus,
@@ -25,7 +27,6 @@ import type { SlotRunner } from '../runtime/slot-runner.ts';
 import { fitStatus, refusedDetail, refusedStatus, STATUS_WRITE_REFUSED } from '../saga/fit-status.ts';
 import {
   type ConditionSpec,
-  isTerminal,
   type PhaseDetail,
   progressOf,
   transitionPath,
@@ -40,7 +41,7 @@ import type { ViewRole } from './view-role.ts';
 
 export interface SagaMetrics {
   transition(from: Phase, to: Phase): void;
-  transactionFinished(outcome: 'Committed' | 'RolledBack' | 'Failed', seconds: number): void;
+  transactionFinished(outcome: TerminalPhase, seconds: number): void;
   itemOperation(
     operation: 'prepare' | 'dryrun' | 'commit' | 'rollback',
     result: 'success' | 'conflict' | 'error',
@@ -272,7 +273,7 @@ export class SagaRun {
       }
       if (isTerminal(phase.to) && next.startedAt) {
         const seconds = (now.getTime() - Date.parse(next.startedAt)) / 1000;
-        this.deps.metrics.transactionFinished(phase.to as 'Committed' | 'RolledBack' | 'Failed', seconds);
+        this.deps.metrics.transactionFinished(phase.to, seconds);
       }
       const type =
         phase.eventType ?? (phase.to === 'Failed' || phase.to === 'RollingBack' ? 'Warning' : 'Normal');

@@ -7,6 +7,7 @@ import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
   API_VERSION,
+  isTerminal,
   KIND,
   type Phase,
   sourceSequence,
@@ -28,7 +29,6 @@ import { dropManagedFields } from '../runtime/watch-stream.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
 import { inAnalysisWindow } from '../saga/analysis-window.ts';
 import { decide } from '../saga/decide.ts';
-import { isTerminal } from '../saga/status.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
 import { compactForCache, isCompact, isWithoutContent, TRANSACTION_PAGE_SIZE } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';

@@ -8,7 +8,6 @@ export type {
   LockOperation,
   OperationResult,
   ReconcileResult,
-  TransactionOutcome,
 } from './labels.ts';
 export {
   GIT_POLL_RESULTS,
@@ -17,7 +16,6 @@ export {
   LOCK_OPERATIONS,
   OPERATION_RESULTS,
   RECONCILE_RESULTS,
-  TRANSACTION_OUTCOMES,
 } from './labels.ts';
 export type { MetricsOptions } from './metrics.ts';
 export { Metrics } from './metrics.ts';

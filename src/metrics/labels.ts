@@ -2,12 +2,6 @@
  * The closed sets of label values Janus records. Every label is an enumeration, never an object
  * name, so the number of series stays bounded however many transactions run.
  */
-import type { Phase } from '../api/v1alpha1/index.ts';
-
-/** How a transaction ended: the terminal phases. */
-export const TRANSACTION_OUTCOMES = ['Committed', 'RolledBack', 'Failed'] as const satisfies readonly Phase[];
-export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[number];
-
 /** What the health gate checked: the committed changes, or the state a rollback restored. */
 export const HEALTH_CHECKS = ['Commit', 'Rollback'] as const;
 export type HealthCheckKind = (typeof HEALTH_CHECKS)[number];

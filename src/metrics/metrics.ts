@@ -1,4 +1,4 @@
-import type { Phase } from '../api/v1alpha1/index.ts';
+import type { Phase, TerminalPhase } from '../api/v1alpha1/index.ts';
 import type { RequestRecord } from '../kube/connection.ts';
 import type { SlotRunnerMetrics } from '../runtime/slot-runner.ts';
 import type { WebhookOutcome, WebhookProvider } from '../webhook/index.ts';
@@ -22,7 +22,6 @@ import type {
   LockOperation,
   OperationResult,
   ReconcileResult,
-  TransactionOutcome,
 } from './labels.ts';
 import { COMMIT_STATUS_RESULTS } from './labels.ts';
 import {
@@ -104,7 +103,7 @@ export class Metrics {
   };
 
   /** A transaction reached a terminal phase `seconds` after it started. */
-  readonly transactionFinished = (outcome: TransactionOutcome, seconds: number): void => {
+  readonly transactionFinished = (outcome: TerminalPhase, seconds: number): void => {
     this.#transactions.duration.observe({ outcome }, seconds);
   };
 

@@ -1,3 +1,4 @@
+import { TERMINAL_PHASES } from '../api/v1alpha1/index.ts';
 import { ITEM_COUNT_BUCKETS, TRANSACTION_DURATION_BUCKETS } from './buckets.ts';
 import {
   ANALYSIS_RESULTS,
@@ -6,7 +7,6 @@ import {
   ITEM_OPERATIONS,
   LOCK_OPERATIONS,
   OPERATION_RESULTS,
-  TRANSACTION_OUTCOMES,
 } from './labels.ts';
 import { Counter, Gauge, Histogram, type Registry } from './prom.ts';
 
@@ -73,7 +73,7 @@ export function transactionInstruments(registry: Registry) {
 
   // Series with a small, known label set start at zero, so rate() and absent() work from the
   // first scrape. Transitions are left sparse: most of the 64 phase pairs never happen.
-  for (const outcome of TRANSACTION_OUTCOMES) instruments.duration.zero({ outcome });
+  for (const outcome of TERMINAL_PHASES) instruments.duration.zero({ outcome });
   for (const check of HEALTH_CHECKS) {
     for (const result of HEALTH_CHECK_RESULTS) instruments.healthCheck.zero({ check, result });
   }

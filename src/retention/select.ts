@@ -9,7 +9,7 @@
  * window; the newest `keepLast` finished per namespace; anything finished less than `minAge` ago;
  * one whose outcome is not yet on the results branch.
  */
-import { ANNOTATION_SOURCE_REPOSITORY, type Transaction } from '../api/v1alpha1/index.ts';
+import { ANNOTATION_SOURCE_REPOSITORY, isTerminal, type Transaction } from '../api/v1alpha1/index.ts';
 
 export interface RetentionPolicy {
   /** Finished Transactions kept per namespace whatever their age, newest first. */
@@ -33,8 +33,6 @@ export type RetentionVerdict =
       why: 'in-flight' | 'needs-a-human' | 'rollback-window' | 'keep-last' | 'young' | 'not-recorded';
     };
 
-const FINISHED = new Set(['Committed', 'RolledBack', 'Failed']);
-
 /** Materialized from a Git repository: its outcome belongs on that repository's results branch. */
 export function fromGit(txn: Transaction): boolean {
   return txn.metadata.annotations?.[ANNOTATION_SOURCE_REPOSITORY] !== undefined;
@@ -47,7 +45,7 @@ export function needsAHuman(txn: Transaction): boolean {
 
 /** When it finished: status.completedAt, or undefined while in flight. */
 export function finishedAt(txn: Transaction): number | undefined {
-  if (!FINISHED.has(txn.status?.phase ?? '')) return undefined;
+  if (!isTerminal(txn.status?.phase)) return undefined;
   const at = Date.parse(txn.status?.completedAt ?? '');
   return Number.isNaN(at) ? undefined : at;
 }

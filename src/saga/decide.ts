@@ -3,9 +3,8 @@
  * Pure: every side effect is carried out by the controller's stages (src/controller/stages).
  */
 import { acceptance, phaseOf, REQUEST_ANNOTATIONS, type RequestKind, requestsOn } from '../api/requests.ts';
-import { FINALIZER, type Phase, type Transaction } from '../api/v1alpha1/index.ts';
+import { FINALIZER, isTerminal, type Phase, type Transaction } from '../api/v1alpha1/index.ts';
 import { pendingCheck } from './health-gate.ts';
-import { isTerminal } from './status.ts';
 
 /** Automatic rollback attempts from Failed before a human must step in (janus recover). */
 export const MAX_RECOVERY_ATTEMPTS = 5;

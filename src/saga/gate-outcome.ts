@@ -3,7 +3,7 @@
  * check's result, the Healthy condition, and the phase the transaction goes to with its reason
  * and message. Pure: the verify stage (src/controller/stages/verify.ts) writes it.
  */
-import type { HealthCheckStatus, Phase } from '../api/v1alpha1/index.ts';
+import type { HealthCheckStatus, TerminalPhase } from '../api/v1alpha1/index.ts';
 import { describePending, type GateVerdict, type HealthCheck } from './health-gate.ts';
 import type { ConditionSpec } from './status.ts';
 
@@ -29,7 +29,7 @@ export interface GateOutcome {
    * Where the transaction goes. RollingBack is the commit's abort: it adds the fresh deadline
    * and "rolling back N committed change(s)" to `message`.
    */
-  to: Extract<Phase, 'Committed' | 'RollingBack' | 'RolledBack' | 'Failed'>;
+  to: TerminalPhase | 'RollingBack';
   reason: string;
   message: string;
 }

@@ -3,12 +3,7 @@
  * conditions (Ready, Reconciling, Stalled) plus Prepared/Committed/RolledBack for each phase, so
  * `kubectl wait`, Flux and Argo CD health checks read a Transaction correctly.
  */
-import type { Condition, Phase, TransactionStatus } from '../api/v1alpha1/index.ts';
-
-export const TERMINAL_PHASES: ReadonlySet<Phase> = new Set(['Committed', 'RolledBack', 'Failed']);
-
-export const isTerminal = (phase: Phase | undefined): boolean =>
-  phase !== undefined && TERMINAL_PHASES.has(phase);
+import { type Condition, isTerminal, type Phase, type TransactionStatus } from '../api/v1alpha1/index.ts';
 
 /** Every legal edge of the state machine (SPEC §3). */
 export const TRANSITIONS: Readonly<Record<Phase, readonly Phase[]>> = {

@@ -77,6 +77,15 @@ export const PHASES = [
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
+/** The phases a transaction ends in: nothing happens to it unless a person asks (rollback, retry). */
+export const TERMINAL_PHASES = ['Committed', 'RolledBack', 'Failed'] as const satisfies readonly Phase[];
+export type TerminalPhase = (typeof TERMINAL_PHASES)[number];
+
+/** Whether `phase` (any string: a CR field, a result record) is one a transaction ends in. */
+export function isTerminal(phase: string | undefined): phase is TerminalPhase {
+  return (TERMINAL_PHASES as readonly string[]).includes(phase ?? '');
+}
+
 export { DNS_LABEL, DNS_SUBDOMAIN, DURATION_PATTERN } from './patterns.ts';
 
 /**

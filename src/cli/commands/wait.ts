@@ -1,6 +1,5 @@
 /** `janus wait <name>`: for CI jobs of merge-to-apply pipelines, the outcome as an exit status. */
-import type { Transaction } from '../../api/v1alpha1/index.ts';
-import { isTerminal } from '../../saga/status.ts';
+import { isTerminal, type Transaction } from '../../api/v1alpha1/index.ts';
 import { CLUSTER_FLAGS, connect } from '../cluster.ts';
 import { defineCommand, UsageError } from '../command.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams } from '../output.ts';

@@ -4,12 +4,10 @@
  * release 3, describes the pods) is still shown, in order, by the next wait: a watch started
  * anew for each wait would list the current state and miss the phases in between.
  */
-import type { Transaction } from '../../api/v1alpha1/index.ts';
+import { isTerminal, type Transaction } from '../../api/v1alpha1/index.ts';
 import type { Objects } from '../../kube/resources.ts';
 import { observeTransactions } from '../transactions.ts';
 import type { Narrator } from './progress.ts';
-
-const TERMINAL = new Set(['Committed', 'RolledBack', 'Failed']);
 
 export function phaseLine(txn: Transaction): string {
   const phase = txn.status?.phase ?? 'Pending';
@@ -17,7 +15,7 @@ export function phaseLine(txn: Transaction): string {
   const condition = txn.status?.conditions?.find((c) =>
     phase === 'Failed'
       ? c.type === 'Stalled'
-      : TERMINAL.has(phase)
+      : isTerminal(phase)
         ? c.type === 'Ready'
         : c.type === 'Reconciling',
   );

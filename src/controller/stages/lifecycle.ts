@@ -1,6 +1,6 @@
 /** Stages around the saga proper: finalizer, cleanup, one-shot annotations, entering rollback. */
 
-import { FINALIZER, type Transaction } from '../../api/v1alpha1/index.ts';
+import { FINALIZER, isTerminal, type Transaction } from '../../api/v1alpha1/index.ts';
 import { isInvalid } from '../../kube/errors.ts';
 import type { RollbackCause } from '../../saga/decide.ts';
 import { pendingCheck } from '../../saga/health-gate.ts';
@@ -39,7 +39,7 @@ export async function cleanup(run: SagaRun): Promise<StageResult> {
 export async function finalize(run: SagaRun): Promise<StageResult> {
   run.deps.health.release(run.name);
   await releaseLocks(run);
-  if (run.txn.status?.phase && !['Committed', 'RolledBack', 'Failed'].includes(run.txn.status.phase)) {
+  if (run.txn.status?.phase && !isTerminal(run.txn.status.phase)) {
     await run.event(
       'Warning',
       'DeletedInFlight',

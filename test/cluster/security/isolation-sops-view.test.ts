@@ -10,9 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { isTerminal, type Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
-import { isTerminal } from '../../../src/saga/status.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import { getTxn, serviceAccount, transaction, waitForPhase } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';

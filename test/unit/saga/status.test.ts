@@ -3,7 +3,6 @@ import { type Condition, PHASES, type Phase } from '../../../src/api/v1alpha1/in
 import {
   conditionsFor,
   IllegalTransitionError,
-  isTerminal,
   mergeConditions,
   progressOf,
   TRANSITIONS,
@@ -29,13 +28,6 @@ const SPEC_EDGES: ReadonlyArray<[Phase, Phase]> = [
   ['Failed', 'RollingBack'],
   ['Committed', 'RollingBack'],
 ];
-
-describe('isTerminal', () => {
-  it('is true exactly for Committed, RolledBack and Failed', () => {
-    expect(PHASES.filter(isTerminal)).toEqual(['Committed', 'RolledBack', 'Failed']);
-    expect(isTerminal(undefined)).toBe(false);
-  });
-});
 
 describe('transitionPath', () => {
   it.each(SPEC_EDGES)('%s → %s is one legal step', (from, to) => {
