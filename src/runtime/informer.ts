@@ -44,6 +44,7 @@ export interface InformerOptions<T extends KubeObject> {
   path: string;
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
+  /** The first handlers; more with addHandlers(). */
   handlers?: InformerHandlers<T> | undefined;
   /** Applied before caching, e.g. dropManagedFields, to keep memory down. */
   transform?: ((obj: T) => T) | undefined;
@@ -84,9 +85,12 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** seed() calls under way, and what the watch deleted meanwhile (a seed may predate it). */
   #seeding = 0;
   readonly #deletedWhileSeeding = new Map<string, T>();
+  /** Every registration, in order: each change is reported to each, in this order. */
+  readonly #handlers: InformerHandlers<T>[] = [];
 
   constructor(opts: InformerOptions<T>) {
     this.#opts = opts;
+    if (opts.handlers) this.#handlers.push(opts.handlers);
     this.#logger = (opts.logger ?? silentLogger()).child({ informer: opts.path });
     this.#metrics = guardHooks(opts.metrics, ['list', 'watchRestart', 'event'], (err, hook) =>
       this.#logger.error({ err, hook }, 'informer metrics hook failed'),
@@ -125,6 +129,22 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Resolves true once synced, or false if stopped first. */
   waitForSync(): Promise<boolean> {
     return this.#synced.promise;
+  }
+
+  /**
+   * Adds handlers, as client-go's AddEventHandler: several consumers share one informer (one LIST
+   * and one watch), each with its own handlers. Registered once the informer has synced, they are
+   * first told of every cached object as an add, as a fresh informer's LIST would tell them.
+   * Returns what removes them: a consumer that stops no longer hears of anything.
+   */
+  addHandlers(handlers: InformerHandlers<T>): () => void {
+    this.#handlers.push(handlers);
+    if (this.#hasSynced)
+      for (const obj of this.#cache.list()) this.#call(handlers, { type: 'add', key: objectKey(obj), obj });
+    return () => {
+      const at = this.#handlers.indexOf(handlers);
+      if (at >= 0) this.#handlers.splice(at, 1);
+    };
   }
 
   /** The cached object, shared with the cache: copy before changing it. */
@@ -276,8 +296,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #dispatch(change: CacheChange<T>): void {
-    const handlers = this.#opts.handlers;
-    if (!handlers) return;
+    // A copy: a handler may remove its own registration (or another's) while being called.
+    for (const handlers of [...this.#handlers]) this.#call(handlers, change);
+  }
+
+  #call(handlers: InformerHandlers<T>, change: CacheChange<T>): void {
     const report = (e: unknown) =>
       this.#logger.error({ err: e, key: change.key, event: change.type }, 'informer handler failed');
     try {
