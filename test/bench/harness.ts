@@ -17,7 +17,15 @@ export interface Bench {
   /** Kubeconfigs that go through the counting proxy. */
   proxied: { controller: string; admin: string };
   namespace(label: string): Promise<string>;
-  controller(namespace: string | undefined, extraArgs?: string[]): Promise<ControllerProcess>;
+  /**
+   * `janus controller` through the proxy; `root`: a checkout whose dist/ runs instead of this
+   * one's; `env`: more of its environment.
+   */
+  controller(
+    namespace: string | undefined,
+    extraArgs?: string[],
+    more?: { root?: string | undefined; env?: Record<string, string> },
+  ): Promise<ControllerProcess>;
   close(): Promise<void>;
 }
 
@@ -42,12 +50,14 @@ export async function startBench(): Promise<Bench> {
     async namespace(label) {
       return testNamespace(admin, `bench-${label}`, { deployer: [ALL_ON_CONFIGMAPS] });
     },
-    async controller(namespace, extraArgs = ['--no-leader-elect']) {
+    async controller(namespace, extraArgs = ['--no-leader-elect'], more = {}) {
       const c = await startController({
         kubeconfig: proxied.controller,
         ...(namespace && { namespace }),
         extraArgs,
         logLevel: 'info',
+        ...(more.root && { root: more.root }),
+        ...(more.env && { env: more.env }),
       });
       controllers.push(c);
       await c.opsUrl();
@@ -60,6 +70,38 @@ export async function startBench(): Promise<Bench> {
       await env.stop();
     },
   };
+}
+
+/** A build a benchmark runs: this checkout's dist/, or another's. */
+export interface Build {
+  label: string;
+  /** The checkout whose dist/ runs; undefined: this one. */
+  root: string | undefined;
+}
+
+/**
+ * The builds to compare: this one, and first the checkout JANUS_BENCH_BASELINE names (its dist/
+ * built, its node_modules there) when set. A benchmark that supports it alternates their runs
+ * over the same cluster: before and after a change, on the same machine at the same time.
+ */
+export function benchBuilds(): Build[] {
+  const baseline = process.env.JANUS_BENCH_BASELINE;
+  return [
+    ...(baseline ? [{ label: 'baseline', root: baseline }] : []),
+    { label: 'this build', root: undefined },
+  ];
+}
+
+/**
+ * Whether the process serving `opsUrl` answers /readyz with 200; false while it cannot answer
+ * at all (a loaded machine resets a connection now and then: the poll asks again).
+ */
+export async function isReady(opsUrl: string): Promise<boolean> {
+  try {
+    return (await fetch(`${opsUrl}/readyz`)).status === 200;
+  } catch {
+    return false;
+  }
 }
 
 /** Polls until `done` holds, returning how long it took in milliseconds. */

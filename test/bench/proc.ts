@@ -46,3 +46,46 @@ export async function memoryMiB(
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
 }
+
+/** What a process started with INSPECTABLE in its environment needs to answer liveHeapMiB. */
+export const INSPECTABLE = { NODE_OPTIONS: '--inspect-port=0' };
+
+/**
+ * The V8 heap `pid` holds after a full collection, in MiB: what it keeps alive, whatever garbage
+ * its start left for a later collection (resident memory counts that too). Read through the
+ * inspector, which SIGUSR1 opens; a process started with INSPECTABLE opens it on a free port of
+ * 127.0.0.1 and says which on stderr, that `logs` returns.
+ */
+export async function liveHeapMiB(pid: number, logs: () => Promise<string>): Promise<number> {
+  process.kill(pid, 'SIGUSR1');
+  let url: string | undefined;
+  for (let i = 0; i < 200 && !url; i++) {
+    url = /Debugger listening on (ws:\/\/\S+)/.exec(await logs())?.[1];
+    if (!url) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!url) throw new Error(`process ${pid} did not open its inspector`);
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  let next = 0;
+  const call = (method: string) =>
+    new Promise<Record<string, number>>((resolve) => {
+      const id = ++next;
+      const answer = (event: MessageEvent) => {
+        const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, number> };
+        if (message.id !== id) return;
+        socket.removeEventListener('message', answer);
+        resolve(message.result ?? {});
+      };
+      socket.addEventListener('message', answer);
+      socket.send(JSON.stringify({ id, method }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    return ((await call('Runtime.getHeapUsage')).usedSize ?? 0) / 2 ** 20;
+  } finally {
+    socket.close();
+  }
+}

@@ -3,8 +3,8 @@
  * with its median and spread, to test/bench/results/latest.json and latest.md.
  *
  *   npm run bench                      # everything
- *   npm run bench -- api latency       # some of: api, throughput, latency, memory, footprint,
- *                                      # side-by-side, git, health, cli, isolation, ui, locks
+ *   npm run bench -- api latency       # some of: api, throughput, latency, memory, run-restart,
+ *                                      # footprint, side-by-side, git, health, cli, isolation, ui, locks
  *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts);
@@ -28,6 +28,7 @@ import { locks } from './locks.ts';
 import { memory } from './memory.ts';
 import { nodeFlagsTrade } from './node-flags-trade.ts';
 import { resultsPush } from './results-push.ts';
+import { runRestart } from './run-restart.ts';
 import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-side.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
@@ -38,6 +39,7 @@ const ALL = [
   'throughput',
   'latency',
   'memory',
+  'run-restart',
   'footprint',
   'side-by-side',
   'git',
@@ -64,6 +66,7 @@ try {
   if (selected.includes('throughput')) results.Throughput = await throughput(bench, 5);
   if (selected.includes('latency')) results.Latency = await latency(bench, 7);
   if (selected.includes('memory')) results.Memory = await memory(bench, 3);
+  if (selected.includes('run-restart')) results['Restart of janus run'] = await runRestart(bench, 3);
   if (selected.includes('footprint')) results['History and retention'] = await footprint(bench);
   if (selected.includes('side-by-side'))
     results[sideBySideSection] = outcomeFigures('Janus', await sideBySideJanus(bench));

@@ -28,6 +28,8 @@ export interface ControllerProcessOptions {
   analysisTemplateNamespaces?: readonly string[];
   /** Exactly these Node flags instead of the ones the launcher picks (benchmarks weighing them). */
   nodeFlags?: readonly string[];
+  /** The checkout whose dist/ runs (a benchmark comparing two builds); default this one. */
+  root?: string;
 }
 
 export async function startController(opts: ControllerProcessOptions): Promise<ControllerProcess> {
@@ -50,6 +52,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       logFile: join(dir, 'controller.log'),
       env: { ...analysisSettings(opts), ...opts.env },
       nodeFlags: opts.nodeFlags,
+      root: opts.root,
     },
   );
 }

@@ -26,8 +26,8 @@ export interface JanusProcess {
 }
 
 /** `node dist/cli/launch.js <command> <args>` (built by buildDist): the image's entry point, which picks the Node flags. */
-export function entryArgs(command: string, args: readonly string[]): string[] {
-  return [join(REPO_ROOT, SHIPPED_MAIN), command, ...args];
+export function entryArgs(command: string, args: readonly string[], root = REPO_ROOT): string[] {
+  return [join(root, SHIPPED_MAIN), command, ...args];
 }
 
 /**
@@ -46,10 +46,14 @@ export function spawnJanus(
     logFile: string;
     env?: Record<string, string> | undefined;
     nodeFlags?: readonly string[] | undefined;
+    /** The checkout whose dist/ runs (a benchmark comparing two builds); default this one. */
+    root?: string | undefined;
   },
 ): JanusProcess {
   const log = createWriteStream(opts.logFile);
-  const argv = opts.nodeFlags ? argsWithNodeFlags(opts.nodeFlags, command, args) : entryArgs(command, args);
+  const argv = opts.nodeFlags
+    ? argsWithNodeFlags(opts.nodeFlags, command, args)
+    : entryArgs(command, args, opts.root);
   const child = reapOnExit(
     spawn(process.execPath, argv, {
       cwd: REPO_ROOT,

@@ -27,6 +27,8 @@ export interface JanusRunOptions {
   args?: string[];
   env?: Record<string, string>;
   logLevel?: string;
+  /** The checkout whose dist/ runs (a benchmark comparing two builds); default this one. */
+  root?: string;
 }
 
 export interface JanusRunProcess extends JanusProcess {
@@ -62,5 +64,5 @@ export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProc
     ...(opts.args?.some((a) => a.startsWith('--leader')) ? [] : ['--no-leader-elect']),
     ...(opts.args ?? []),
   ];
-  return { ...spawnJanus('run', args, { logFile, env: opts.env }), cacheDir };
+  return { ...spawnJanus('run', args, { logFile, env: opts.env, root: opts.root }), cacheDir };
 }
