@@ -13,6 +13,12 @@ export class NotifyConfigFile {
   readonly #log: Logger;
   #config: NotifyConfig = EMPTY_CONFIG;
   #seen: string | undefined;
+  /**
+   * The read of the version seen last, which every look at that version waits for: a look while
+   * the file is being read (the notifier's first event races its start) must not answer with
+   * the settings from before. Reads of successive versions run in turn.
+   */
+  #reading: Promise<NotifyConfig> = Promise.resolve(EMPTY_CONFIG);
 
   constructor(path: string, log: Logger) {
     this.path = path;
@@ -21,21 +27,33 @@ export class NotifyConfigFile {
 
   /** The settings in force now. */
   async current(): Promise<NotifyConfig> {
-    let version: string;
+    const version = await this.#version();
+    if (version !== this.#seen) {
+      this.#seen = version;
+      this.#reading = this.#reading.then(() => this.#read(version));
+    }
+    return this.#reading;
+  }
+
+  /** The file's identity: a ConfigMap update swaps a symlink, so the inode or mtime moves. */
+  async #version(): Promise<string> {
     try {
       const s = await stat(this.path);
-      version = `${s.ino}:${s.mtimeMs}:${s.size}`;
+      return `${s.ino}:${s.mtimeMs}:${s.size}`;
     } catch (e) {
-      version = `missing:${(e as NodeJS.ErrnoException).code}`;
-      if (version !== this.#seen) {
-        this.#log.warn({ file: this.path, err: e }, 'notification settings not readable: nothing is sent');
-        this.#config = EMPTY_CONFIG;
-        this.#seen = version;
-      }
+      return `missing:${(e as NodeJS.ErrnoException).code}`;
+    }
+  }
+
+  async #read(version: string): Promise<NotifyConfig> {
+    if (version.startsWith('missing:')) {
+      this.#log.warn(
+        { file: this.path, reason: version.slice('missing:'.length) },
+        'notification settings not readable: nothing is sent',
+      );
+      this.#config = EMPTY_CONFIG;
       return this.#config;
     }
-    if (version === this.#seen) return this.#config;
-    this.#seen = version;
     try {
       this.#config = parseNotifyConfig(this.path, await readFile(this.path, 'utf8'));
       this.#log.info(
