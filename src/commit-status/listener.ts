@@ -1,7 +1,8 @@
 /**
- * Where commit statuses meet the transaction-outcome stream: a TransactionListener on the
- * results reporter's informer (every phase of every Transaction of this repository), and the
- * rejection records the materializer writes for directories that never became one.
+ * Where commit statuses meet the transaction-outcome stream: a TransactionListener the results
+ * reporter calls from its handlers on the Transaction cache (every phase of every Transaction of
+ * this repository), and the rejection records the materializer writes for directories that never
+ * became one.
  */
 import { parse } from 'yaml';
 import type { Transaction } from '../api/v1alpha1/index.ts';

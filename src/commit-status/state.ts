@@ -5,8 +5,8 @@
  * failure for a directory rejected before it became a Transaction. Pure.
  */
 import type { Phase, Transaction } from '../api/v1alpha1/index.ts';
-import { summaryMessage } from '../results/render-transaction.ts';
 import { sourceCommit, sourceOf } from '../results/result-context.ts';
+import { summaryCondition } from '../saga/status.ts';
 
 export type StatusState = 'pending' | 'success' | 'failure';
 
@@ -58,7 +58,7 @@ export function statusOfTransaction(
   const namespace = txn.metadata.namespace ?? 'default';
   const name = txn.metadata.name;
   const phase = txn.status?.phase ?? 'Pending';
-  const message = summaryMessage(txn.status?.conditions ?? []);
+  const message = summaryCondition(txn.status?.conditions ?? [])?.message;
   const changes = txn.spec.changes.length;
   const { state, text } = describe(phase, message, changes);
   return finish({ sha, namespace, name, phase, state, text, path: source.path }, template);

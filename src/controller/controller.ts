@@ -1,14 +1,12 @@
 /**
- * The Transaction controller: an informer on Transactions feeds a keyed work queue whose workers
- * run the reconciler, so independent transactions proceed in parallel and one transaction never
- * has two reconciles at once.
+ * The Transaction controller: the Transaction cache (transaction-cache.ts) feeds a keyed work
+ * queue whose workers run the reconciler, so independent transactions proceed in parallel and one
+ * transaction never has two reconciles at once.
  */
 import type { AnalysisPolicy, Measurement } from '../analysis/index.ts';
 import {
   ANNOTATION_SOURCE_REPOSITORY,
-  API_VERSION,
   isTerminal,
-  KIND,
   type Phase,
   sourceSequence,
   type Transaction,
@@ -16,28 +14,25 @@ import {
 import type { KubeClient } from '../kube/client.ts';
 import { EventRecorder } from '../kube/events.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../kube/resources.ts';
-import { TRANSACTION_MAPPING, transactionsPath } from '../kube/transactions.ts';
+import { TRANSACTION_MAPPING } from '../kube/transactions.ts';
 import { LeaseLocks, type LockEvent } from '../locks/lease-locks.ts';
 import { LockTables } from '../locks/lock-table.ts';
 import type { Logger } from '../log/index.ts';
 import { Pruner, type RetentionOptions } from '../retention/pruner.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
-import { Informer } from '../runtime/informer.ts';
 import type { SlotCaps } from '../runtime/slot-rules.ts';
 import type { SlotRunner, SlotRunnerMetrics } from '../runtime/slot-runner.ts';
-import { dropManagedFields } from '../runtime/watch-stream.ts';
 import { WorkQueue, type WorkQueueMetrics } from '../runtime/work-queue.ts';
 import { inAnalysisWindow } from '../saga/analysis-window.ts';
 import { decide } from '../saga/decide.ts';
 import { resolveTarget, targetKey } from '../saga/targets.ts';
-import { compactForCache, isCompact, isWithoutContent, TRANSACTION_PAGE_SIZE } from './compact.ts';
 import { noSagaMetrics, type SagaDeps, type SagaMetrics } from './context.ts';
 import { HealthWatch } from './health-watch.ts';
 import { HeldLocks } from './held-locks.ts';
-import { transactionSelector } from './installation.ts';
 import { measurementRunner } from './measurements.ts';
 import { Reconciler } from './reconciler.ts';
 import { ServiceAccounts } from './service-accounts.ts';
+import { isCompact, isWithoutContent, readInFull, type TransactionCache } from './transaction-cache.ts';
 import { ViewRole } from './view-role.ts';
 import { WriteHistory } from './write-history.ts';
 
@@ -55,8 +50,11 @@ export interface ControllerOptions {
   client: KubeClient;
   /** Where locks of cluster-scoped targets live (the controller's namespace). */
   controllerNamespace: string;
-  /** Only Transactions in this namespace; all namespaces when undefined. */
-  watchNamespace?: string | undefined;
+  /**
+   * This installation's Transactions (only those of its instance, in the namespace it watches):
+   * listed, watched, reconciled and pruned. Shared; the manager starts and stops it.
+   */
+  cache: TransactionCache;
   /**
    * What metric analysis may query and read; by default no address, and templates of the
    * Transaction's own namespace and the controller's.
@@ -73,11 +71,6 @@ export interface ControllerOptions {
   concurrency: number;
   log: Logger;
   metrics?: ControllerMetrics | undefined;
-  /**
-   * This installation's instance: only Transactions labelled with it (or, when undefined, without
-   * the label) are listed, watched, reconciled and pruned (src/controller/installation.ts).
-   */
-  instance?: string | undefined;
   /** Name reported in Events (the pod name in a cluster). */
   reportingInstance?: string | undefined;
   /** Prune finished Transactions by this policy (src/retention); never when undefined. */
@@ -88,7 +81,8 @@ export interface ControllerOptions {
 }
 
 export class TransactionController {
-  readonly informer: Informer<Transaction>;
+  readonly #cache: TransactionCache;
+  readonly #client: KubeClient;
   readonly #queue: WorkQueue;
   readonly #reconciler: Reconciler;
   readonly #history = new WriteHistory();
@@ -100,8 +94,11 @@ export class TransactionController {
   readonly #pruner: Pruner | undefined;
   readonly #measurements: SlotRunner<Measurement>;
   #gaugeTimer: NodeJS.Timeout | undefined;
+  #unregister: (() => void) | undefined;
 
   constructor(opts: ControllerOptions) {
+    this.#cache = opts.cache;
+    this.#client = opts.client;
     this.#log = opts.log;
     this.#metrics = opts.metrics;
     const now = opts.now ?? Date.now;
@@ -154,29 +151,12 @@ export class TransactionController {
     };
     this.#reconciler = new Reconciler(deps);
     this.#deps = deps;
-    this.informer = new Informer<Transaction>({
-      client: opts.client,
-      path: transactionsPath(opts.watchNamespace),
-      // Server-side: another installation's Transactions never reach this one (nor its pruner).
-      labelSelector: transactionSelector(opts.instance),
-      transform: (txn) => compactForCache(dropManagedFields(txn)),
-      pageSize: TRANSACTION_PAGE_SIZE,
-      logger: opts.log,
-      handlers: {
-        onAdd: (_obj, key) => this.#queue.add(key),
-        onUpdate: (_old, _obj, key) => this.#queue.add(key),
-        onDelete: (obj, key) => {
-          this.#history.forget(key);
-          this.#measurements.cancel(ownerOf(obj));
-        },
-      },
-    });
     this.#pruner =
       opts.retention &&
       new Pruner({
         ...opts.retention,
         objects: deps.objects,
-        list: () => this.informer.list(),
+        list: () => this.#cache.list(),
         log: opts.log,
         now,
       });
@@ -191,8 +171,16 @@ export class TransactionController {
     });
   }
 
+  /** Follows the cache: every Transaction it holds is queued now (or when it has listed them). */
   start(): void {
-    this.informer.start();
+    this.#unregister = this.#cache.addHandlers({
+      onAdd: (_obj, key) => this.#queue.add(key),
+      onUpdate: (_old, _obj, key) => this.#queue.add(key),
+      onDelete: (obj, key) => {
+        this.#history.forget(key);
+        this.#measurements.cancel(ownerOf(obj));
+      },
+    });
     this.#gaugeTimer = setInterval(() => this.#updateActiveGauge(), 5_000);
     this.#pruner?.start();
   }
@@ -203,21 +191,22 @@ export class TransactionController {
   }
 
   async stop(): Promise<void> {
+    this.#unregister?.();
     clearInterval(this.#gaugeTimer);
     await this.#pruner?.stop();
     // Measurements in flight are aborted, not waited for: no reconcile waits on them either.
     this.#measurements.stop();
     await this.#queue.shutdown();
     this.#deps.heldLocks.stop();
-    await Promise.all([this.informer.stop(), this.#health.stop()]);
+    await this.#health.stop();
   }
 
   hasSynced(): boolean {
-    return this.informer.hasSynced();
+    return this.#cache.hasSynced();
   }
 
   async #handle(key: string): Promise<{ requeueAfterMs?: number } | undefined> {
-    const txn = this.informer.get(key);
+    const txn = this.#cache.get(key);
     if (!txn) return undefined;
     // A watch lagging behind our own writes must not make us act on a state we already left.
     if (this.#history.isStale(key, txn.metadata.resourceVersion)) return undefined;
@@ -227,7 +216,7 @@ export class TransactionController {
       const full = isCompact(txn)
         ? await this.#fullIfActionable(txn)
         : isWithoutContent(txn)
-          ? await this.#read(txn)
+          ? await readInFull(this.#client, txn)
           : txn;
       if (!full) {
         this.#measurements.cancel(ownerOf(txn));
@@ -246,27 +235,12 @@ export class TransactionController {
     }
   }
 
-  /** The Transaction in full, for one the cache holds without its contents. */
-  #read(txn: Transaction): Promise<Transaction> {
-    return this.#deps.objects.get<Transaction>({
-      apiVersion: API_VERSION,
-      kind: KIND,
-      name: txn.metadata.name,
-      namespace: txn.metadata.namespace,
-    });
-  }
-
   /** A finished transaction's full object, read only when decide() has something to do with it. */
   async #fullIfActionable(compact: Transaction): Promise<Transaction | undefined> {
     const step = decide(compact, Date.now());
     if (step.do === 'nothing') return undefined;
     if (step.do === 'wait') return compact; // the reconciler only schedules the wake-up
-    return this.#deps.objects.get<Transaction>({
-      apiVersion: API_VERSION,
-      kind: KIND,
-      name: compact.metadata.name,
-      namespace: compact.metadata.namespace,
-    });
+    return readInFull(this.#client, compact);
   }
 
   /** Git order: an unfinished transaction from the same repository, earlier in it, sharing a target. */
@@ -274,7 +248,7 @@ export class TransactionController {
     const repository = txn.metadata.annotations?.[ANNOTATION_SOURCE_REPOSITORY];
     const sequence = sourceSequence(txn.metadata.annotations);
     if (!repository || sequence === undefined) return undefined;
-    for (const other of this.informer.list()) {
+    for (const other of this.#cache.list()) {
       const annotations = other.metadata.annotations ?? {};
       if (annotations[ANNOTATION_SOURCE_REPOSITORY] !== repository) continue;
       const ahead = sourceSequence(annotations);
@@ -296,7 +270,7 @@ export class TransactionController {
   #updateActiveGauge(): void {
     if (!this.#metrics?.activeTransactions) return;
     const counts: Partial<Record<Phase, number>> = {};
-    for (const txn of this.informer.list()) {
+    for (const txn of this.#cache.list()) {
       const phase = txn.status?.phase ?? 'Pending';
       if (!isTerminal(phase)) counts[phase] = (counts[phase] ?? 0) + 1;
     }

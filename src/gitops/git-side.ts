@@ -5,6 +5,7 @@
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { type CommitStatusSettings, startCommitStatuses } from '../commit-status/term.ts';
+import type { TransactionCache } from '../controller/transaction-cache.ts';
 import type { GitRepository } from '../git/repository.ts';
 import type { SigningKeySource } from '../git/signing-key-file.ts';
 import type { KubeClient } from '../kube/client.ts';
@@ -33,6 +34,8 @@ export type GitPoll = PollSummary | { suspended: Suspension };
 export interface GitSideOptions {
   /** The controller identity. */
   client: KubeClient;
+  /** The process's Transaction cache: the reporter follows it. */
+  cache: TransactionCache;
   repository: GitRepository;
   branch: string;
   root: string;
@@ -48,11 +51,9 @@ export interface GitSideOptions {
   pollIntervalMs: number;
   /** Where the cursor ConfigMap lives. */
   controllerNamespace: string;
-  /** Only Transactions in this namespace are reported; all when undefined. */
-  watchNamespace: string | undefined;
   /**
-   * This installation's instance: the Transactions it creates carry it, only those are reported,
-   * and its cursor and control ConfigMaps are its own (src/controller/installation.ts).
+   * This installation's instance: the Transactions it creates carry it, and its cursor and
+   * control ConfigMaps are its own (src/controller/installation.ts).
    */
   instance: string | undefined;
   context: ResultContext;
@@ -93,12 +94,11 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
   });
   const reporter = new ResultsReporter({
     client: o.client,
+    cache: o.cache,
     repository: o.repository.display,
     writer,
     readRecorded: (keys) => readResultFiles(o.repository, o.resultsBranch, keys),
     context: o.context,
-    watchNamespace: o.watchNamespace,
-    instance: o.instance,
     log: o.log.child({ component: 'reporter' }),
     onPending: o.metrics.setPendingResults,
     listeners: statuses.listeners,

@@ -4,6 +4,7 @@
  * The manager imports this module only for janus run: janus controller never loads the Git code
  * (nor the zlib it needs; test/local/node-builtins.test.ts).
  */
+import type { TransactionCache } from '../controller/transaction-cache.ts';
 import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
 import { type SigningKeySource, signingKeyFile } from '../git/signing-key-file.ts';
@@ -25,8 +26,11 @@ export interface GitSource {
   readonly repository: GitRepository;
   /** POST /webhook: a push to the watched branch calls `poll`; undefined without a webhook secret. */
   webhook(poll: (reason: string) => void): WebhookRequestHandler | undefined;
-  /** Starts the Git side for one term: results writer and reporter, materializer and poller. */
-  startTerm(signal: AbortSignal, hooks?: TermHooks): Promise<GitSide>;
+  /**
+   * Starts the Git side for one term: results writer and reporter (following `cache`),
+   * materializer and poller.
+   */
+  startTerm(signal: AbortSignal, cache: TransactionCache, hooks?: TermHooks): Promise<GitSide>;
 }
 
 /** What the rest of the term hears from the Git side. */
@@ -36,7 +40,7 @@ export interface TermHooks {
 }
 
 /** What the Git side shares with the rest of the process. */
-type Shared = Pick<ManagerOptions, 'controllerNamespace' | 'watchNamespace' | 'instance' | 'log'> & {
+type Shared = Pick<ManagerOptions, 'controllerNamespace' | 'instance' | 'log'> & {
   client: KubeClient;
   metrics: Metrics;
 };
@@ -85,8 +89,8 @@ export async function openGitSource(o: GitOptions, shared: Shared): Promise<GitS
         logger: log,
         onResult: metrics.webhookRequest,
       }),
-    startTerm: (signal, hooks) =>
-      startGitTerm({ ...shared, git: o, repository, context, resultsSigningKey, hooks }, signal),
+    startTerm: (signal, cache, hooks) =>
+      startGitTerm({ ...shared, git: o, repository, context, resultsSigningKey, cache, hooks }, signal),
   };
 }
 
@@ -158,6 +162,7 @@ async function startGitTerm(
     repository: GitRepository;
     context: ResultContext;
     resultsSigningKey: SigningKeySource | undefined;
+    cache: TransactionCache;
     hooks: TermHooks | undefined;
   },
   signal: AbortSignal,
@@ -166,6 +171,7 @@ async function startGitTerm(
   const side = await startGitSide(
     {
       client: o.client,
+      cache: o.cache,
       repository: o.repository,
       branch: git.branch,
       root: git.root,
@@ -177,7 +183,6 @@ async function startGitTerm(
       initial: git.initial,
       pollIntervalMs: git.pollIntervalMs,
       controllerNamespace: o.controllerNamespace,
-      watchNamespace: o.watchNamespace,
       instance: o.instance,
       context: o.context,
       metrics: o.metrics,

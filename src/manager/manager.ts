@@ -1,10 +1,18 @@
 /**
  * The manager: runs one Janus process from checked options until SIGTERM or SIGINT. It connects
- * to the API server, starts the listeners every replica serves (planRunnables), and, while this
- * replica leads, the saga controller and (for janus run) the Git side; a signal ends the term
- * (current steps finished, Lease released), then the listeners and connections close.
+ * to the API server, starts the Transaction cache and the listeners every replica serves
+ * (planRunnables), and, while this replica leads, the saga controller, the notifier and (for
+ * janus run) the Git side, all following that one cache; a signal ends the term (current steps
+ * finished, Lease released), then the cache, the listeners and the connections close.
+ *
+ * The cache lives as long as the process, as controller-runtime's does, not for a term: a
+ * standby that wins the Lease starts with every Transaction listed and watched, so a failover
+ * over thousands of Transactions does not wait for them to be listed again, and a term that ends
+ * and begins again in one process lists nothing. What that costs: a standby holds the cache and
+ * one watch as the leader does (its LIST at start, no more); it acts on none of it.
  */
 import type { TransactionController } from '../controller/controller.ts';
+import { type TransactionCache, transactionInformer } from '../controller/transaction-cache.ts';
 import type { GitSide } from '../gitops/git-side.ts';
 import { KubeClient } from '../kube/client.ts';
 import { Metrics } from '../metrics/index.ts';
@@ -59,6 +67,14 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   const source =
     o.git && (await (await import('./git-source.ts')).openGitSource(o.git, { ...o, client, metrics }));
 
+  const transactions = transactionInformer({
+    client,
+    watchNamespace: o.watchNamespace,
+    instance: o.instance,
+    log,
+  });
+  transactions.start();
+
   const notifications = o.notificationsConfig
     ? new NotifyConfigFile(o.notificationsConfig, log.child({ component: 'notifier' }))
     : undefined;
@@ -95,7 +111,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
         started = await startTerm(
           o,
           plan,
-          { client, metrics, source, notifications, claims, current: () => term },
+          { client, cache: transactions, metrics, source, notifications, claims, current: () => term },
           signal,
         );
       } catch (error) {
@@ -111,6 +127,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
       await started.controller.stop();
     },
   });
+  await transactions.stop();
   await listeners?.close();
   await source?.repository.idle();
   await claims.release();
@@ -124,6 +141,7 @@ async function startTerm(
   plan: RunnablePlan,
   deps: {
     client: KubeClient;
+    cache: TransactionCache;
     metrics: Metrics;
     source: GitSource | undefined;
     notifications: NotifyConfigFile | undefined;
@@ -132,10 +150,11 @@ async function startTerm(
   },
   signal: AbortSignal,
 ): Promise<Term> {
-  const { client, metrics, source } = deps;
+  const { client, cache, metrics, source } = deps;
   const { retention } = plan;
   const controller = startTransactionController({
     client,
+    cache,
     controllerNamespace: o.controllerNamespace,
     watchNamespace: o.watchNamespace,
     instance: o.instance,
@@ -158,10 +177,12 @@ async function startTerm(
   });
   const notifier =
     deps.notifications &&
-    startNotifier(o, { client, metrics, config: deps.notifications, repository: source?.repository });
+    startNotifier(o, { client, cache, metrics, config: deps.notifications, repository: source?.repository });
   try {
     const hooks = notifier && { onResultWritten: notifier.recordWritten.bind(notifier) };
-    const git = plan.whileLeading.includes('git-side') ? await source?.startTerm(signal, hooks) : undefined;
+    const git = plan.whileLeading.includes('git-side')
+      ? await source?.startTerm(signal, cache, hooks)
+      : undefined;
     return { controller, git, notifier };
   } catch (error) {
     await notifier?.stop();

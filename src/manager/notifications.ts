@@ -2,6 +2,7 @@
  * The notifier of one leadership term (src/notify): only the leader notifies, as only it writes
  * results, so two replicas never send the same event twice between them.
  */
+import type { TransactionCache } from '../controller/transaction-cache.ts';
 import type { GitRepository } from '../git/repository.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { Discovery, Objects } from '../kube/resources.ts';
@@ -16,6 +17,7 @@ export function startNotifier(
   o: Pick<ManagerOptions, 'watchNamespace' | 'instance' | 'log' | 'controllerNamespace'>,
   deps: {
     client: KubeClient;
+    cache: TransactionCache;
     metrics: Metrics;
     config: NotifyConfigFile;
     repository?: GitRepository | undefined;
@@ -41,12 +43,10 @@ export function startNotifier(
   };
   void configuredProviders().catch((err: unknown) => log.warn({ err }, 'notification settings not read'));
   const notifier = new Notifier({
-    client: deps.client,
+    cache: deps.cache,
     config: () => configuredProviders(),
     // An event reads the result record, which names no writer: any identity does.
     context: { controllerVersion: VERSION, identity: 'janus' },
-    watchNamespace: o.watchNamespace,
-    instance: o.instance,
     log,
     onDelivery: deps.metrics.notification,
     ledger,

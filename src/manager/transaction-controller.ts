@@ -4,6 +4,7 @@ import type { AnalysisPolicy } from '../analysis/index.ts';
 import { sopsKindNames } from '../changes/sops-kinds.ts';
 import { type ControllerMetrics, TransactionController } from '../controller/controller.ts';
 import { transactionSelector } from '../controller/installation.ts';
+import type { TransactionCache } from '../controller/transaction-cache.ts';
 import type { KubeClient } from '../kube/client.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
@@ -30,6 +31,8 @@ function controllerMetrics(metrics: Metrics): ControllerMetrics {
 /** Starts the saga controller on the leader: reconciles Transactions until stopped. */
 export function startTransactionController(opts: {
   client: KubeClient;
+  /** The process's Transaction cache (of this instance, in `watchNamespace`). */
+  cache: TransactionCache;
   controllerNamespace: string;
   watchNamespace: string | undefined;
   /** This installation's instance (src/controller/installation.ts); undefined: the default one. */

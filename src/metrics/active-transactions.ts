@@ -6,7 +6,7 @@ export type PhaseCounts = Partial<Record<Phase, number>>;
 /**
  * `janus_transactions_active{phase}`: how many Transaction resources exist in each phase.
  *
- * The value is always a snapshot of real state (the controller's informer cache), never the sum
+ * The value is always a snapshot of real state (the Transaction cache), never the sum
  * of increments and decrements: those drift as soon as one event is missed, a transaction is
  * deleted mid-flight or leadership moves to another replica.
  */

@@ -1,8 +1,11 @@
 /**
  * Sees every transaction event and hands it to the routes: phase changes of this installation's
- * Transactions (its own informer, as the results reporter has), and the rejections the Git side
- * records. An event is the result record of the transaction as it stands (render-transaction.ts),
- * read back by event.ts: the notification says what the results branch says.
+ * Transactions (the process's Transaction cache, which the controller and the results reporter
+ * follow too), and the rejections the Git side records. An event is the result record of the
+ * transaction as it stands (render-transaction.ts), read back by event.ts: the notification says
+ * what the results branch says. A finished Transaction is cached compact, which keeps all that an
+ * event reads (phase, progress, message, changes, source: controller/transaction-cache.ts), so
+ * an event costs no request.
  *
  * Never in the saga's way: informer handlers only queue; delivery is delivery.ts's. What a
  * restart keeps: a Transaction listed at start whose notified phase began less than
@@ -11,16 +14,11 @@
  * between a receiver's answer and the ledger's write (docs/operations.md).
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
-import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
-import { transactionSelector } from '../controller/installation.ts';
-import type { KubeClient } from '../kube/client.ts';
-import { transactionsPath } from '../kube/transactions.ts';
+import type { TransactionCache } from '../controller/transaction-cache.ts';
 import type { Logger } from '../log/index.ts';
 import { renderTransactionResult } from '../results/render-transaction.ts';
-import { slim } from '../results/reporter.ts';
 import type { ResultContext } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
-import { Informer } from '../runtime/informer.ts';
 import type { NotifyConfig } from './config.ts';
 import { DeliveryQueue, type DeliveryResult } from './delivery.ts';
 import { eventFromRecord, isNotifiedPhase, type NotificationEvent, printableEvent } from './event.ts';
@@ -34,12 +32,11 @@ import { providersFor } from './routing.ts';
 export const DEFAULT_REPLAY_WINDOW_MS = 5 * 60_000;
 
 export interface NotifierOptions {
-  client: KubeClient;
+  /** This installation's Transactions (the process's cache; the manager starts and stops it). */
+  cache: TransactionCache;
   /** The settings in force (re-read when the file changes). */
   config(): Promise<NotifyConfig>;
   context: ResultContext;
-  watchNamespace?: string | undefined;
-  instance?: string | undefined;
   log: Logger;
   onDelivery(provider: string, result: DeliveryResult): void;
   /** What earlier terms delivered; none: every replayed event is sent again. */
@@ -54,13 +51,13 @@ export interface NotifierOptions {
 }
 
 export class Notifier {
-  readonly informer: Informer<Transaction>;
   readonly deliveries: DeliveryQueue;
   readonly #o: NotifierOptions;
   /** Per "<namespace>/<name>", the event last routed: a resync or relist repeats nothing. */
   readonly #routed = new Map<string, string>();
   /** Events are routed in the order seen, so each provider's queue gets them in that order. */
   #chain: Promise<void> = Promise.resolve();
+  #unregister: (() => void) | undefined;
 
   constructor(options: NotifierOptions) {
     this.#o = options;
@@ -71,27 +68,19 @@ export class Notifier {
       onSent: ledger && ((provider, event) => ledger.record(provider, event)),
       log: options.log,
     });
-    this.informer = new Informer<Transaction>({
-      client: options.client,
-      path: transactionsPath(options.watchNamespace),
-      labelSelector: transactionSelector(options.instance),
-      transform: slim,
-      pageSize: TRANSACTION_PAGE_SIZE,
-      logger: options.log,
-      handlers: {
-        onAdd: (txn, key) => {
-          if (this.#recent(txn)) this.#observe(txn, key);
-        },
-        onUpdate: (old, txn, key) => {
-          if (old.status?.phase !== txn.status?.phase) this.#observe(txn, key);
-        },
-        onDelete: (_txn, key) => void this.#routed.delete(key),
-      },
-    });
   }
 
+  /** Follows the cache: what it holds already counts as listed at a (re)start. */
   start(): void {
-    this.informer.start();
+    this.#unregister = this.#o.cache.addHandlers({
+      onAdd: (txn, key) => {
+        if (this.#recent(txn)) this.#observe(txn, key);
+      },
+      onUpdate: (old, txn, key) => {
+        if (old.status?.phase !== txn.status?.phase) this.#observe(txn, key);
+      },
+      onDelete: (_txn, key) => void this.#routed.delete(key),
+    });
   }
 
   /** A record the Git side queued for the results branch: a rejected directory notifies. */
@@ -108,7 +97,7 @@ export class Notifier {
   }
 
   async stop(): Promise<void> {
-    await this.informer.stop();
+    this.#unregister?.();
     await this.#chain;
     await this.deliveries.stop();
     await this.#o.ledger?.idle();

@@ -5,6 +5,7 @@
  */
 import { stringify } from 'yaml';
 import type { Change, Condition, HealthCheckStatus, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import { summaryCondition } from '../saga/status.ts';
 import { formatCommitMessage } from './commit-message.ts';
 import {
   RESULT_API_VERSION,
@@ -34,7 +35,7 @@ export function renderTransactionResult(txn: Transaction, context: ResultContext
   const items = status.items ?? [];
   const source = sourceOf(txn, context);
   const counts = countItems(txn.spec.changes.length, items);
-  const message = summaryMessage(status.conditions ?? []);
+  const message = summaryCondition(status.conditions ?? [])?.message;
   const document = {
     apiVersion: RESULT_API_VERSION,
     kind: RESULT_KIND,
@@ -140,13 +141,4 @@ function renderCondition(c: Condition) {
     ...(c.message && { message: c.message }),
     lastTransitionTime: c.lastTransitionTime,
   };
-}
-
-/** The most telling condition message: why it failed, else how it ended, else what it is doing. */
-export function summaryMessage(conditions: readonly Condition[]): string | undefined {
-  for (const type of ['Stalled', 'RolledBack', 'Ready', 'Reconciling']) {
-    const found = conditions.find((c) => c.type === type && c.status === 'True' && c.message);
-    if (found?.message) return found.message;
-  }
-  return undefined;
 }

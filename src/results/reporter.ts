@@ -6,7 +6,12 @@
  * Never the same outcome twice: what was last recorded per transaction is kept as a fingerprint
  * (results-reader.ts), loaded from the results branch when a term starts and updated on every
  * write, so a restart, a second replica or a resync of the informer adds nothing. All writes go
- * through one queue, in the order the informer saw the transitions.
+ * through one queue, in the order the Transaction cache saw the transitions.
+ *
+ * Whether a record is due is judged from the cache: a finished Transaction is cached compact
+ * (controller/transaction-cache.ts), which keeps what the fingerprint reads, so a restart over
+ * thousands of recorded outcomes reads none of them again. One whose record must be written is
+ * read in full first: the record names every change's target, health and the conditions.
  */
 
 import PQueue from 'p-queue';
@@ -14,15 +19,13 @@ import {
   ANNOTATION_SOURCE_REPOSITORY,
   type Phase,
   sourceSequence,
+  TERMINAL_PHASES,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
-import { TRANSACTION_PAGE_SIZE } from '../controller/compact.ts';
-import { transactionSelector } from '../controller/installation.ts';
+import { isCompact, readInFull, type TransactionCache } from '../controller/transaction-cache.ts';
 import type { KubeClient } from '../kube/client.ts';
-import { transactionsPath } from '../kube/transactions.ts';
 import type { Logger } from '../log/index.ts';
 import { type BackoffPolicy, backoffDelay } from '../runtime/backoff.ts';
-import { Informer } from '../runtime/informer.ts';
 import { objectKey } from '../runtime/object-cache.ts';
 import { sleep } from '../runtime/sleep.ts';
 import { formatCommitMessage } from './commit-message.ts';
@@ -34,33 +37,26 @@ import type { AddOptions } from './spool.ts';
 import type { ResultsWriter } from './writer.ts';
 
 /** Phases the results branch records: every end, and the start of every rollback. */
-export const REPORTED_PHASES: ReadonlySet<Phase> = new Set([
-  'Committed',
-  'RolledBack',
-  'Failed',
-  'RollingBack',
-]);
+export const REPORTED_PHASES: ReadonlySet<Phase> = new Set([...TERMINAL_PHASES, 'RollingBack']);
 
 export interface ReporterOptions {
-  /** The controller identity. */
+  /** The controller identity: reads a Transaction in full when its record is written. */
   client: KubeClient;
+  /** This installation's Transactions (the process's cache; the manager starts and stops it). */
+  cache: TransactionCache;
   /** The source repository as the materializer records it (URL or path, no credentials). */
   repository: string;
   writer: Pick<ResultsWriter, 'write' | 'flush' | 'pending'>;
   /** The result files ("<namespace>/<name>" → text) of these transactions on the results branch. */
   readRecorded(keys: readonly string[]): Promise<Map<string, string>>;
   context: ResultContext;
-  /** Only Transactions in this namespace; all when undefined. */
-  watchNamespace?: string | undefined;
-  /** Only this installation's Transactions (src/controller/installation.ts). */
-  instance?: string | undefined;
   log: Logger;
   /** Reading the results branch when a term starts, while the Git server is unreachable. */
   retry?: BackoffPolicy;
   onPending?(count: number): void;
   /**
    * Others that follow this repository's Transactions (commit statuses; notifications later):
-   * each sees every add and update, in the informer's order, at every phase, and each resync.
+   * each sees every add and update, in the cache's order, at every phase, and each resync.
    */
   listeners?: readonly TransactionListener[];
 }
@@ -74,42 +70,41 @@ export interface TransactionListener {
 const DEFAULT_RETRY: BackoffPolicy = { baseMs: 1000, capMs: 60_000, jitter: 0.5 };
 
 export class ResultsReporter {
-  readonly informer: Informer<Transaction>;
   readonly #o: ReporterOptions;
   /** Fingerprint of what the results branch holds per "<namespace>/<name>". */
   readonly #recorded = new Map<string, string>();
   readonly #queue = new PQueue({ concurrency: 1 });
   readonly #stop = new AbortController();
+  #unregister: (() => void) | undefined;
 
   constructor(options: ReporterOptions) {
     this.#o = options;
-    this.informer = new Informer<Transaction>({
-      client: options.client,
-      path: transactionsPath(options.watchNamespace),
-      labelSelector: transactionSelector(options.instance),
-      transform: slim,
-      pageSize: TRANSACTION_PAGE_SIZE,
-      logger: options.log,
-      handlers: {
-        onAdd: (obj, key) => this.#observe(undefined, obj, key),
-        onUpdate: (old, obj, key) => this.#observe(old, obj, key),
-        onDelete: (_obj, key) => {
-          for (const listener of this.#o.listeners ?? []) listener.forget(key);
-          void this.#queue.add(() => this.#recorded.delete(key));
-        },
+  }
+
+  /** Follows the cache; outcomes are written once the results branch has been read. */
+  start(): void {
+    // First in the queue: a cache listed already (a standby taking over) tells the handlers of
+    // every Transaction at once, and their records must wait until the branch has been read.
+    void this.#queue.add(() => this.#resync());
+    this.#unregister = this.#o.cache.addHandlers({
+      onAdd: (obj, key) => this.#observe(undefined, obj, key),
+      onUpdate: (old, obj, key) => this.#observe(old, obj, key),
+      onDelete: (_obj, key) => {
+        for (const listener of this.#o.listeners ?? []) listener.forget(key);
+        void this.#queue.add(() => this.#recorded.delete(key));
       },
     });
   }
 
-  /** Starts watching; outcomes are written once the results branch has been read. */
-  start(): void {
-    this.informer.start();
-    void this.#queue.add(() => this.#resync());
-  }
-
-  /** Waits until Transactions are listed (not for the results branch). */
+  /** Waits until Transactions are listed (not for the results branch); false if stopped first. */
   waitForSync(): Promise<boolean> {
-    return this.informer.waitForSync();
+    if (this.#stop.signal.aborted) return Promise.resolve(false);
+    return Promise.race([
+      this.#o.cache.waitForSync(),
+      new Promise<false>((resolve) =>
+        this.#stop.signal.addEventListener('abort', () => resolve(false), { once: true }),
+      ),
+    ]);
   }
 
   /**
@@ -127,7 +122,7 @@ export class ResultsReporter {
   /** The next free source-sequence, judging by this repository's Transactions in the cluster. */
   nextSequenceFloor(): number {
     let max = -1;
-    for (const txn of this.informer.list()) {
+    for (const txn of this.#o.cache.list()) {
       if (!this.#ours(txn)) continue;
       const sequence = sourceSequence(txn.metadata.annotations);
       if (sequence !== undefined) max = Math.max(max, sequence);
@@ -142,17 +137,17 @@ export class ResultsReporter {
   isRecorded(txn: Transaction): boolean {
     if (this.#o.writer.pending > 0) return false;
     const key = objectKey(txn);
-    const own = this.informer.get(key);
+    const own = this.#o.cache.get(key);
     if (!own || own.metadata.uid !== txn.metadata.uid || !this.#ours(own)) return false;
-    const text = Object.values(renderTransactionResult(own, this.#o.context).files)[0];
-    return text !== undefined && this.#recorded.get(key) === fingerprintOf(text);
+    const fingerprint = fingerprintOfRecord(renderTransactionResult(own, this.#o.context));
+    return fingerprint !== undefined && this.#recorded.get(key) === fingerprint;
   }
 
   async stop(): Promise<void> {
+    this.#unregister?.();
     this.#stop.abort();
     this.#queue.clear();
     await this.#queue.onIdle();
-    await this.informer.stop();
   }
 
   #ours(txn: Transaction): boolean {
@@ -181,13 +176,18 @@ export class ResultsReporter {
       );
   }
 
+  /** Writes the record of `txn` unless the branch has it; a compact one is read in full first. */
   async #report(key: string, txn: Transaction): Promise<void> {
-    await this.#write(key, renderTransactionResult(txn, this.#o.context));
+    const record = renderTransactionResult(txn, this.#o.context);
+    if (!isCompact(txn)) return this.#write(key, record);
+    if (this.#recorded.get(key) === fingerprintOfRecord(record)) return;
+    const full = await readInFull(this.#o.client, txn);
+    if (full && full.metadata.uid === txn.metadata.uid)
+      await this.#write(key, renderTransactionResult(full, this.#o.context));
   }
 
   async #write(key: string, record: ResultRecord, options?: AddOptions): Promise<void> {
-    const text = Object.values(record.files)[0];
-    const fingerprint = text === undefined ? undefined : fingerprintOf(text);
+    const fingerprint = fingerprintOfRecord(record);
     if (fingerprint === undefined || this.#recorded.get(key) === fingerprint) return;
     await this.#o.writer.write(record, options);
     this.#recorded.set(key, fingerprint);
@@ -201,11 +201,11 @@ export class ResultsReporter {
    * the Git server is unreachable; transitions seen meanwhile wait in the queue.
    */
   async #resync(): Promise<void> {
-    if (!(await this.informer.waitForSync())) return;
+    if (!(await this.waitForSync())) return;
     for (let attempt = 0; !this.#stop.signal.aborted; attempt++) {
       try {
         await this.#o.writer.flush(); // a previous term's pending results land before we read
-        const reportable = this.informer
+        const reportable = this.#o.cache
           .list()
           .filter((t) => this.#ours(t) && REPORTED_PHASES.has(t.status?.phase ?? 'Pending'));
         const files = await this.#o.readRecorded(reportable.map(objectKey));
@@ -248,9 +248,8 @@ export function renderMaterialized(txn: Transaction, context: ResultContext): Re
   };
 }
 
-/** What the cache keeps: no managedFields, no change contents (a result names targets only). */
-export function slim(txn: Transaction): Transaction {
-  const { managedFields: _, ...metadata } = txn.metadata;
-  const changes = txn.spec.changes.map(({ content: _content, ...change }) => change);
-  return { ...txn, metadata, spec: { ...txn.spec, changes } } as Transaction;
+/** The fingerprint of a record's file (results-reader.ts); undefined for a record with none. */
+function fingerprintOfRecord(record: ResultRecord): string | undefined {
+  const text = Object.values(record.files)[0];
+  return text === undefined ? undefined : fingerprintOf(text);
 }

@@ -122,6 +122,18 @@ export function mergeConditions(
   return [...byType.values()];
 }
 
+/**
+ * The condition that says most about a transaction: why it failed, else how it ended, else what
+ * it is doing. Its message is the results record's, the commit status's and the notification's.
+ */
+export function summaryCondition(conditions: readonly Condition[]): Condition | undefined {
+  for (const type of ['Stalled', 'RolledBack', 'Ready', 'Reconciling']) {
+    const found = conditions.find((c) => c.type === type && c.status === 'True' && c.message);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Applies a phase change (or a new detail in the same phase) to a status. */
 export function withPhase(
   status: TransactionStatus,

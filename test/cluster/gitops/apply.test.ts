@@ -80,12 +80,19 @@ describe('janus run', () => {
     expect(annotations[ANNOTATION_SOURCE_SEQUENCE]).toMatch(/^\d+$/);
 
     const result = await recorded(repo, 'deploy-v2', 'Committed');
+    // The whole record: the Transaction cache holds a finished one compact (one condition, no
+    // startedAt), so the reporter reads it in full to write it.
     expect(result).toMatchObject({
       kind: 'TransactionResult',
       transaction: { namespace: ns.name, name: 'deploy-v2' },
       progress: '1/1',
       source: { repository: repo.url, revision: `main@sha1:${merge}`, path: 'transactions/deploy-v2' },
-      changes: [{ type: 'Patch', outcome: 'committed' }],
+      startedAt: expect.any(String),
+      changes: [{ target: `v1 ConfigMap ${ns.name}/app`, type: 'Patch', outcome: 'committed' }],
+      conditions: expect.arrayContaining([
+        expect.objectContaining({ type: 'Ready', status: 'True' }),
+        expect.objectContaining({ type: 'Reconciling', status: 'False' }),
+      ]),
       recordedBy: { identity: clients.users.controller },
     });
     expect(await repo.subjects()).toEqual([
