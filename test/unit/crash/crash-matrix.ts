@@ -13,7 +13,13 @@
  */
 import { expect, vi } from 'vitest';
 import type { AnalysisPolicy } from '../../../src/analysis/index.ts';
-import { API_VERSION, isTerminal, KIND, type LockTable, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import {
+  API_VERSION,
+  isTerminal,
+  KIND,
+  type LockTable,
+  type Transaction,
+} from '../../../src/api/v1alpha1/index.ts';
 import type { KubeRequest } from '../../../src/kube/client.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { comparableItems, type EndState, expectEndsAsBaseline } from '../../support/crash/end-state.ts';
