@@ -1,5 +1,6 @@
 /**
- * Two builds of the control plane never clobber each other: build.sh takes a lock on its cache,
+ * Two builds of the control plane never clobber each other: build.sh takes a lock on its cache
+ * (lib.sh's reuse_or_lock, which every build script shares),
  * and whoever waited for it finds the build done instead of building (and removing) it again.
  * The binaries here are stand-ins, so no Go build runs; the lock and the re-check are real.
  */
@@ -59,9 +60,7 @@ describe('test/kube-testenv/build.sh', () => {
     await mkdir(join(cache, 'kube-testenv'), { recursive: true });
     const holder = run('flock', [join(cache, 'kube-testenv', '.build.lock'), 'sleep', '600'], {});
     const waiter = run('bash', [BUILD], env);
-    await eventually(() =>
-      expect(waiter.stderr()).toContain('another build of the control plane is running'),
-    );
+    await eventually(() => expect(waiter.stderr()).toContain('kube-testenv: another build is running'));
     // The other build finishes: its binaries appear, complete, and it lets go of the lock.
     await mkdir(out, { recursive: true });
     for (const bin of [
