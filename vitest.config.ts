@@ -26,6 +26,9 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           globalSetup: ['test/support/unit-setup.ts'],
           setupFiles: ['test/support/unit-guard.ts'],
+          // Pure and fast, but a few build the largest inputs the bounds allow (a 512-change rollback
+          // store, a pack of many objects): on a loaded 2-core machine 5 s is not always enough.
+          testTimeout: 30_000,
         },
       },
       {
