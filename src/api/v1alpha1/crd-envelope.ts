@@ -1,6 +1,6 @@
 /**
  * The CustomResourceDefinition around one of Janus's kinds: the envelope every CRD shares (group,
- * labels, names, the `janus` category, one served and stored version), so they can differ only in
+ * labels, names, the `janus` category for namespaced kinds, one served and stored version), so they can differ only in
  * what is theirs — scope, schema, validations, printer columns, subresources.
  */
 import type { OpenApiSchema } from '../schema.ts';
@@ -61,8 +61,10 @@ export function janusCrd(k: JanusKind) {
         plural: k.plural,
         singular: k.singular,
         ...(k.shortNames && { shortNames: [...k.shortNames] }),
-        // `kubectl get janus` lists every Janus resource, as `kubectl get flux`… would.
-        categories: [...CATEGORIES],
+        // `kubectl get janus -n team` lists a team's Janus resources, as `kubectl get flux`… would.
+        // A cluster-scoped kind (InstanceClaim, the installations' bookkeeping) would show in
+        // every namespace's listing, so it stays out.
+        ...(k.scope !== 'Cluster' && { categories: [...CATEGORIES] }),
       },
       versions: [
         {

@@ -138,15 +138,15 @@ describe('errors on the command line', () => {
 });
 
 describe('errors in the log of janus controller', () => {
-  it('logs each failed lease read as one line naming the API server and the context', async () => {
+  it('logs each failed claim of its instance (its first request) as one line naming the API server and the context', async () => {
     const server = `https://127.0.0.1:${await closedPort()}`;
     const controller = startJanus(['controller', '--metrics-bind-address', '0'], {
       kubeconfig: await kubeconfigFor(server, 'kind-dev'),
     });
     try {
       const failed = await eventually(() => {
-        const lines = logLines(controller.stderr(), 'lease read failed');
-        if (lines.length < 1) throw new Error('no failed lease read logged yet');
+        const lines = logLines(controller.stderr(), 'could not claim the instance yet; trying again');
+        if (lines.length < 1) throw new Error('no failed claim logged yet');
         return lines;
       });
 

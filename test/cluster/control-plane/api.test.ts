@@ -207,7 +207,9 @@ describe('the Transaction CRD', () => {
       ),
     );
     expect(sopsPatch.message).toContain('spec.changes[0].sopsContent');
-    expect(sopsPatch.message).toContain('sopsContent is for a Create or Update change, instead of content');
+    expect(sopsPatch.message).toContain(
+      'sopsContent is for a Create, Update or Apply change, instead of content',
+    );
     const sopsAndContent = await rejection(
       clients.admin.create(
         txn({
@@ -217,7 +219,7 @@ describe('the Transaction CRD', () => {
       ),
     );
     expect(sopsAndContent.message).toContain(
-      'sopsContent is for a Create or Update change, instead of content',
+      'sopsContent is for a Create, Update or Apply change, instead of content',
     );
     const sopsUpdate = await clients.admin.create(
       txn({

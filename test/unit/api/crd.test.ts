@@ -105,6 +105,11 @@ describe('the InstanceClaim CRD manifest', () => {
     expect(readFileSync(CHART_INSTANCE_CLAIM_CRD_PATH, 'utf8')).toBe(renderInstanceClaimCrdManifest());
     expect(renderInstanceClaimCrdManifest()).toContain('scope: Cluster');
   });
+
+  it('stays out of the janus category: `kubectl get janus -n team` would list it in every namespace', () => {
+    expect(renderInstanceClaimCrdManifest()).not.toContain('categories');
+    expect(renderLockTableCrdManifest()).toContain('- janus');
+  });
 });
 
 describe('the LockTable CRD manifest', () => {
