@@ -5,6 +5,7 @@
 import { KubeClient } from '../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../src/kube/resources.ts';
 import { type CountingProxy, startApiProxy } from '../support/cluster/api-proxy.ts';
+import type { InstanceChoice } from '../support/cluster/instance.ts';
 import { ALL_ON_CONFIGMAPS, testNamespace } from '../support/cluster/saga.ts';
 import { startTestEnvironment, type TestEnvironment } from '../support/cluster/test-env.ts';
 import { buildDist } from '../support/processes/build.ts';
@@ -19,12 +20,12 @@ export interface Bench {
   namespace(label: string): Promise<string>;
   /**
    * `janus controller` through the proxy; `root`: a checkout whose dist/ runs instead of this
-   * one's; `env`: more of its environment.
+   * one's; `env`: more of its environment; `instance`: test/support/cluster/instance.ts.
    */
   controller(
     namespace: string | undefined,
     extraArgs?: string[],
-    more?: { root?: string | undefined; env?: Record<string, string> },
+    more?: { root?: string | undefined; env?: Record<string, string>; instance?: InstanceChoice },
   ): Promise<ControllerProcess>;
   close(): Promise<void>;
 }
@@ -54,6 +55,7 @@ export async function startBench(): Promise<Bench> {
       const c = await startController({
         kubeconfig: proxied.controller,
         ...(namespace && { namespace }),
+        instance: more.instance,
         extraArgs,
         logLevel: 'info',
         ...(more.root && { root: more.root }),

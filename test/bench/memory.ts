@@ -3,6 +3,7 @@
  * JANUS_BENCH_BASELINE=<checkout>: that build's runs alternate with this one's (harness.ts).
  */
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
+import { namespaceInstance } from '../support/cluster/instance.ts';
 import { cmTarget, transaction } from '../support/cluster/saga.ts';
 import { type Bench, benchBuilds, isReady, timeUntil } from './harness.ts';
 import { INSPECTABLE, liveHeapMiB, memoryMiB } from './proc.ts';
@@ -20,7 +21,12 @@ export async function memory(b: Bench, runs: number): Promise<Record<string, Fig
   // A controller started afresh each run: it lists all 10,000, then holds them in its cache.
   for (let run = 0; run < runs; run++) {
     for (const [i, build] of builds.entries()) {
-      const controller = await b.controller(undefined, undefined, { root: build.root, env: INSPECTABLE });
+      // Every namespace's, as an installation's controller: the instance its Transactions carry.
+      const controller = await b.controller(undefined, undefined, {
+        root: build.root,
+        env: INSPECTABLE,
+        instance: namespaceInstance(ns),
+      });
       const url = await controller.opsUrl();
       await timeUntil(() => isReady(url), 300_000, 200);
       await new Promise((r) => setTimeout(r, 5_000));

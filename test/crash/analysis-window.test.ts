@@ -8,7 +8,6 @@
  * whenever it looks; the controller is allowed to query it (--analysis-allowed-addresses). Every
  * request of both sagas is killed in memory (test/unit/crash/health-gate.test.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
@@ -62,7 +61,6 @@ describe('metric analysis in the bake window, killed at its steps', () => {
         {
           ...rollout(clients, POD_IMAGES.readyAlternative, 'Committed', analysed('/ok', '8s')),
           controllerArgs: allowed(),
-          instance: `crash-analysis-${randomBytes(3).toString('hex')}`,
         },
         {
           deployment: { image: POD_IMAGES.readyAlternative, available: 2, updated: 2, replicas: 2 },
@@ -82,7 +80,6 @@ describe('metric analysis in the bake window, killed at its steps', () => {
         {
           ...rollout(clients, POD_IMAGES.readyAlternative, 'RolledBack', analysed('/failing', '1m')),
           controllerArgs: allowed(),
-          instance: `crash-analysis-${randomBytes(3).toString('hex')}`,
         },
         {
           deployment: { image: POD_IMAGES.ready, available: 2, updated: 2, replicas: 2 },

@@ -12,11 +12,11 @@
  * reconciled only once the request had ended (the client gave up after its 10 s timeout): the
  * held request was always closed by the time B committed.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANNOTATION_CANCEL, LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { ANNOTATION_CANCEL } from '../../../src/api/v1alpha1/index.ts';
+import { freshInstance } from '../../support/cluster/instance.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import {
   ALL_ON_CONFIGMAPS,
@@ -87,11 +87,7 @@ afterEach(async () => {
 });
 
 /** This test's own installation: the controller handles only Transactions labelled with it. */
-const instance = `held-${randomBytes(3).toString('hex')}`;
-const labelled = (txn: Transaction): Transaction => ({
-  ...txn,
-  metadata: { ...txn.metadata, labels: { [LABEL_INSTANCE]: instance } },
-});
+const instance = freshInstance();
 
 /**
  * A controller of `workers` workers for every namespace (B's too), handling this test's
@@ -101,9 +97,9 @@ const labelled = (txn: Transaction): Transaction => ({
 const controllerOptions = (workers: number) => ({
   kubeconfig: clients.kubeconfigs.controller,
   logLevel: 'info',
+  instance,
   extraArgs: ['--no-leader-elect', '--concurrency', String(workers)],
   env: {
-    JANUS_INSTANCE: instance,
     JANUS_ANALYSIS_TIMEOUT: '10m',
     // The listener is the one address the checks may query, as a platform team would allow it.
     JANUS_ANALYSIS_ALLOWED_ADDRESSES: new URL(listener.url).origin,
@@ -112,15 +108,14 @@ const controllerOptions = (workers: number) => ({
 
 /** A ConfigMap transaction in `ns` whose 1s bake window has one check: the held listener's URL. */
 const analysed = (ns: string) =>
-  labelled(
-    transaction(ns, 'analysed', createConfigMap('analysed'), {
-      health: {
-        targets: 'All', // the ConfigMap is gated, so the window opens at once
-        stableFor: '1s',
-        analysis: [{ check: { name: 'held', interval: '1s', http: { url: listener.url } } }],
-      },
-    }),
-  );
+  transaction(ns, 'analysed', createConfigMap('analysed'), {
+    instance,
+    health: {
+      targets: 'All', // the ConfigMap is gated, so the window opens at once
+      stableFor: '1s',
+      analysis: [{ check: { name: 'held', interval: '1s', http: { url: listener.url } } }],
+    },
+  });
 
 const createConfigMap = (name: string) => [
   { target: cmTarget(name), type: 'Create' as const, content: { data: { a: '1' } } },
@@ -138,7 +133,7 @@ describe('metric measurements run off the reconcile workers', () => {
       });
       const first = listener.requests[0];
 
-      await clients.admin.create(labelled(transaction(nsB, 'ordinary', createConfigMap('ordinary'))));
+      await clients.admin.create(transaction(nsB, 'ordinary', createConfigMap('ordinary'), { instance }));
       await waitForPhase(clients.admin, nsB, 'ordinary', 'Committed', 120_000);
       // B committed while A's request was still held open: no worker waited on it.
       expect(first?.closed, "A's first request was closed before B committed").toBe(false);

@@ -14,6 +14,7 @@ import { planTransaction } from '../../../src/cli/plan-changes.ts';
 import { parseDirectories } from '../../../src/cli/transaction-dirs.ts';
 import { repositoryPolicy } from '../../../src/gitops/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
+import { labelled } from '../../support/cluster/instance.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { configMap, getTxn, grantJanus, serviceAccount, transaction } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -301,7 +302,8 @@ async function controllerVerdict(dir: string, name: string): Promise<Verdict> {
   });
   const [parsed] = await parseDirectories(dir, { policy });
   if (!parsed?.ok) throw new Error(`${dir} does not parse: ${JSON.stringify(parsed)}`);
-  await clients.admin.create(parsed.transaction as unknown as KubeObject);
+  // As janus run creates it: labelled with its installation's instance.
+  await clients.admin.create(labelled(parsed.transaction, controller.instance) as unknown as KubeObject);
   return verdictOf(await settledTxn(name));
 }
 

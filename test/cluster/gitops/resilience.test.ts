@@ -135,7 +135,12 @@ describe('the Git side under stress', () => {
     await second.stop();
 
     // The saved cursor is lost too: every directory at the tip looks new to the next process.
-    const cursor = cursorConfigMapName({ repository: repo.url, branch: 'main', root: 'transactions' });
+    const cursor = cursorConfigMapName({
+      repository: repo.url,
+      branch: 'main',
+      root: 'transactions',
+      ...(second.instance && { instance: second.instance }),
+    });
     await clients.admin.delete({
       apiVersion: 'v1',
       kind: 'ConfigMap',

@@ -67,7 +67,12 @@ describe('retention with the Git side', () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace: 'janus-system',
-      name: cursorConfigMapName({ repository: repo.url, branch: 'main', root: 'transactions' }),
+      name: cursorConfigMapName({
+        repository: repo.url,
+        branch: 'main',
+        root: 'transactions',
+        ...(first.instance && { instance: first.instance }),
+      }),
     });
     const second = await janus.start({ repo: repo.url, namespace: ns.name, args: PRUNE_ALL });
     await morePolls(second, 3);

@@ -68,7 +68,8 @@ describe('operations endpoints', () => {
     expect(sample(text, 'janus_item_operations_total', { operation: 'dryrun', result: 'success' })).toBe(3);
     expect(sample(text, 'janus_lock_operations_total', { operation: 'acquire', result: 'success' })).toBe(3);
     expect(sample(text, 'janus_transaction_item_count_sum')).toBe(3);
-    expect(sample(text, 'janus_leader', { lease: 'janus-system/janus-controller' })).toBe(1);
+    // Its installation's Lease: janus-controller-<instance>, the instance named after the namespace.
+    expect(sample(text, 'janus_leader', { lease: `janus-system/janus-controller-${ns.name}` })).toBe(1);
     expect(sample(text, 'janus_kube_requests_total', { method: 'PATCH' })).toBeGreaterThan(0);
   });
 });

@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalysisRef, LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { AnalysisRef, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
 import { getTxn, grantRole, testNamespace, transaction } from '../../support/cluster/saga.ts';
@@ -230,13 +230,12 @@ async function labelledRelease(
   instance: string,
   analysis: AnalysisRef[],
 ): Promise<void> {
-  const txn = transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
-    health: { stableFor: '5s', analysis },
-  });
-  await clients[who].create({
-    ...txn,
-    metadata: { ...txn.metadata, labels: { [LABEL_INSTANCE]: instance } },
-  });
+  await clients[who].create(
+    transaction(ns, 'release-v2', [newImage(POD_IMAGES.readyAlternative)], {
+      instance,
+      health: { stableFor: '5s', analysis },
+    }),
+  );
 }
 
 /** Waits until `ns`'s release has ended, whichever way. */
@@ -261,10 +260,8 @@ function withSharedController<T>(
       kubeconfig: clients.kubeconfigs.controller,
       logLevel: 'info',
       analysisAllowedAddresses: settings.addresses,
-      env: {
-        JANUS_INSTANCE: instance,
-        ...(settings.timeout && { JANUS_ANALYSIS_TIMEOUT: settings.timeout }),
-      },
+      instance,
+      ...(settings.timeout && { env: { JANUS_ANALYSIS_TIMEOUT: settings.timeout } }),
     },
     body,
   );

@@ -6,9 +6,9 @@
  * so the order is the queue's alone. The controller runs as its own installation (an instance
  * label), so it touches no other test's Transactions.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { freshInstance } from '../../support/cluster/instance.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import {
   ALL_ON_CONFIGMAPS,
@@ -22,30 +22,26 @@ import { withController } from '../../support/processes/controller-process.ts';
 const clients = useClients();
 const BUSY = 40;
 
-function labelled(txn: Transaction, instance: string): Transaction {
-  return { ...txn, metadata: { ...txn.metadata, labels: { [LABEL_INSTANCE]: instance } } };
-}
-
 const createConfigMap = (name: string) => [
   { target: cmTarget(name), type: 'Create' as const, content: { data: { a: '1' } } },
 ];
 
 describe('namespaces take turns for the workers', () => {
   it('a neighbour’s one Transaction does not wait behind a namespace’s forty', async () => {
-    const instance = `fair-${randomBytes(3).toString('hex')}`;
+    const instance = freshInstance();
     const busy = await testNamespace(clients.admin, 'iso-fair-a', { deployer: [ALL_ON_CONFIGMAPS] });
     const quiet = await testNamespace(clients.admin, 'iso-fair-z', { deployer: [ALL_ON_CONFIGMAPS] });
     for (let i = 0; i < BUSY; i++) {
-      await clients.admin.create(labelled(transaction(busy, `t${i}`, createConfigMap(`cm-${i}`)), instance));
+      await clients.admin.create(transaction(busy, `t${i}`, createConfigMap(`cm-${i}`), { instance }));
     }
-    await clients.admin.create(labelled(transaction(quiet, 'one', createConfigMap('cm')), instance));
+    await clients.admin.create(transaction(quiet, 'one', createConfigMap('cm'), { instance }));
 
     await withController(
       {
         kubeconfig: clients.kubeconfigs.controller,
         logLevel: 'info',
+        instance,
         extraArgs: ['--no-leader-elect', '--concurrency', '1'],
-        env: { JANUS_INSTANCE: instance },
       },
       async () => {
         const one = await waitForPhase(clients.admin, quiet, 'one', 'Committed', 180_000);

@@ -4,7 +4,7 @@
  * label), never touches another's, and leads under a Lease of its own, so two in one controller
  * namespace both lead at once. The label is chosen at creation and the API server refuses to
  * change it (manifests/policy/transaction-instance.yaml). Controllers run as processes, as the
- * controller identity of manifests/; the instance is given by JANUS_INSTANCE.
+ * controller identity of manifests/; each test chooses their instances (test/support/cluster/instance.ts).
  *
  * Issue 34, round 4, item 3: two installations of one instance in different namespaces (each with
  * its own leader Lease) both drove the same Transactions, the one a namespace did not let in
@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LABEL_INSTANCE, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import { LABEL_INSTANCE } from '../../../src/api/v1alpha1/index.ts';
 import { cursorConfigMapName } from '../../../src/gitops/state.ts';
 import { KubeClient, PatchType } from '../../../src/kube/client.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../../src/kube/resources.ts';
@@ -46,11 +46,6 @@ const createConfigMap = (name: string) => [
   { target: cmTarget(name), type: 'Create' as const, content: { data: { a: '1' } } },
 ];
 
-function labelled(txn: Transaction, instance: string | undefined): Transaction {
-  if (instance === undefined) return txn;
-  return { ...txn, metadata: { ...txn.metadata, labels: { [LABEL_INSTANCE]: instance } } };
-}
-
 /** Fast leader election, so both installations lead within seconds. */
 const ELECTION = [
   '--leader-lease-duration',
@@ -75,16 +70,18 @@ describe('two installations in one cluster', () => {
     const suffix = randomBytes(3).toString('hex');
     const [a, b] = [`a-${suffix}`, `b-${suffix}`];
     // Created before either controller starts: both LISTs would return all three if unfiltered.
-    await clients.admin.create(labelled(transaction(ns, 'for-a', createConfigMap('made-by-a')), a));
-    await clients.admin.create(labelled(transaction(ns, 'for-b', createConfigMap('made-by-b')), b));
-    await clients.admin.create(transaction(ns, 'for-default', createConfigMap('made-by-default')));
+    await clients.admin.create(transaction(ns, 'for-a', createConfigMap('made-by-a'), { instance: a }));
+    await clients.admin.create(transaction(ns, 'for-b', createConfigMap('made-by-b'), { instance: b }));
+    await clients.admin.create(
+      transaction(ns, 'for-default', createConfigMap('made-by-default'), { instance: null }),
+    );
 
     const start = (instance: string) =>
       startController({
         kubeconfig: clients.kubeconfigs.controller,
         namespace: ns,
+        instance,
         extraArgs: ['--leader-elect', ...ELECTION],
-        env: { JANUS_INSTANCE: instance },
       });
     const controllerA = await start(a);
     const controllerB = await start(b);
@@ -151,8 +148,8 @@ describe('two installations in one cluster', () => {
       [{ apiGroups: ['tx.janus.io'], resources: ['transactions'], verbs: ['get', 'patch', 'update'] }],
       { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: clients.users.alice },
     );
-    await clients.admin.create(labelled(transaction(ns, 'owned', createConfigMap('x')), 'team-a'));
-    await clients.admin.create(transaction(ns, 'default-owned', createConfigMap('y')));
+    await clients.admin.create(transaction(ns, 'owned', createConfigMap('x'), { instance: 'team-a' }));
+    await clients.admin.create(transaction(ns, 'default-owned', createConfigMap('y'), { instance: null }));
     const relabel = (name: string, value: string | null) =>
       clients.alice.patch(
         txnRef(ns, name),
@@ -185,7 +182,7 @@ describe('two installations in one cluster', () => {
     const ns = await testNamespace(clients.admin, 'inst-git', { deployer: [ALL_ON_CONFIGMAPS] });
     const instance = `git-${randomBytes(3).toString('hex')}`;
     const repo = await createTestRepo(git.server);
-    await janus.start({ repo: repo.url, namespace: ns, env: { JANUS_INSTANCE: instance } });
+    await janus.start({ repo: repo.url, namespace: ns, instance });
 
     const user = await ScratchWorkTree.clone(repo.bare);
     // A directory that tries to hand itself to another installation.
@@ -232,11 +229,16 @@ const claimOf = (name: string) =>
     name,
   });
 
-/** A controller of the default instance in `second`'s namespace, as its identity, watching `watch` (all if undefined). */
-const startSecond = (second: SecondInstallation, watch: string | undefined) =>
+/**
+ * A controller of `instance` in `second`'s namespace, as its identity, watching `watch` (all if
+ * undefined). The two installations of each test share an instance of their own, the first's:
+ * the one named after the namespace it watches (test/support/cluster/instance.ts).
+ */
+const startSecond = (second: SecondInstallation, instance: string, watch: string | undefined) =>
   startController({
     kubeconfig: second.kubeconfig,
     controllerNamespace: second.namespace,
+    instance,
     ...(watch && { namespace: watch }),
     logLevel: 'info',
   });
@@ -267,7 +269,7 @@ describe('two installations of one instance in different namespaces', () => {
       await readyz(first);
       // The same namespace, and every namespace (which includes it): both refused at start.
       for (const watch of [ns, undefined]) {
-        const refused = await startSecond(second, watch);
+        const refused = await startSecond(second, ns, watch);
         started.push(refused);
         const exited = await eventually(
           async () => {
@@ -279,21 +281,21 @@ describe('two installations of one instance in different namespaces', () => {
         expect(exited).toBe(1);
         const log = await refused.logs();
         expect(log).toContain(
-          `is served, for namespace "${ns}", by the installation in namespace "${CONTROLLER_NAMESPACE}" (InstanceClaim janus.${ns}`,
+          `instance "${ns}" is served, for namespace "${ns}", by the installation in namespace "${CONTROLLER_NAMESPACE}" (InstanceClaim janus-${ns}.${ns}`,
         );
         expect(log).toContain(`this installation, in namespace "${second.namespace}"`);
         expect(log).toContain('--instance, JANUS_INSTANCE, Helm value instance');
       }
-      expect((await claimOf(`janus.${ns}`))?.spec.controllerNamespace).toBe(CONTROLLER_NAMESPACE);
+      expect((await claimOf(`janus-${ns}.${ns}`))?.spec.controllerNamespace).toBe(CONTROLLER_NAMESPACE);
       // The first's Transaction commits, driven by it alone.
       await clients.admin.create(transaction(ns, 'served', createConfigMap('served')));
       const served = await waitForPhase(clients.admin, ns, 'served', 'Committed', 30_000);
       expect(served.status?.installation).toBe(CONTROLLER_NAMESPACE);
       // On a namespace the first does not watch, the second installation starts and claims it.
-      const beside = await startSecond(second, elsewhere);
+      const beside = await startSecond(second, ns, elsewhere);
       started.push(beside);
       await eventually(async () =>
-        expect((await claimOf(`janus.${elsewhere}`))?.spec.controllerNamespace).toBe(second.namespace),
+        expect((await claimOf(`janus-${ns}.${elsewhere}`))?.spec.controllerNamespace).toBe(second.namespace),
       );
       expect(beside.child.exitCode).toBeNull();
     } catch (error) {
@@ -303,8 +305,8 @@ describe('two installations of one instance in different namespaces', () => {
       for (const p of started) await p.stop();
     }
     // Stopped, each released its claim: a successor need not wait for the lease to run out.
-    expect(await claimOf(`janus.${ns}`)).toBeUndefined();
-    expect(await claimOf(`janus.${elsewhere}`)).toBeUndefined();
+    expect(await claimOf(`janus-${ns}.${ns}`)).toBeUndefined();
+    expect(await claimOf(`janus-${ns}.${elsewhere}`)).toBeUndefined();
   });
 
   it('a claim taken over by hand is not taken silently: its installation stops, saying who holds it', async () => {
@@ -316,7 +318,7 @@ describe('two installations of one instance in different namespaces', () => {
     });
     try {
       const claim = await eventually(async () => {
-        const found = await claimOf(`janus.${ns}`);
+        const found = await claimOf(`janus-${ns}.${ns}`);
         expect(found?.spec.controllerNamespace).toBe(CONTROLLER_NAMESPACE);
         return found;
       });
@@ -341,12 +343,12 @@ describe('two installations of one instance in different namespaces', () => {
       );
       expect(code).toBe(1);
       expect(await first.logs()).toContain(
-        `by the installation in namespace "elsewhere" (InstanceClaim janus.${ns}, held by intruder`,
+        `by the installation in namespace "elsewhere" (InstanceClaim janus-${ns}.${ns}, held by intruder`,
       );
     } finally {
       await first.stop();
       await clients.admin
-        .delete({ apiVersion: 'tx.janus.io/v1alpha1', kind: 'InstanceClaim', name: `janus.${ns}` })
+        .delete({ apiVersion: 'tx.janus.io/v1alpha1', kind: 'InstanceClaim', name: `janus-${ns}.${ns}` })
         .catch(() => {});
     }
   });
@@ -356,7 +358,7 @@ describe('two installations of one instance in different namespaces', () => {
     const elsewhere = await testNamespace(clients.admin, 'inst-stamp-else');
     const second = await secondInstallation(clients.admin, clients.kubeconfigs.admin);
     // The second installation, legitimately on a namespace of its own, writes a status in the first's.
-    const secondController = await startSecond(second, elsewhere);
+    const secondController = await startSecond(second, ns, elsewhere);
     const secondClient = await KubeClient.load({ kubeconfig: second.kubeconfig });
     const discovery = new Discovery(secondClient);
     for (const m of CORE_MAPPINGS) discovery.seed(m);

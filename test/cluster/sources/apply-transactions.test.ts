@@ -99,7 +99,7 @@ function commitTransaction(ns: string, commit: string, objects: KubeObject[], in
     health: { timeout: '2m' },
   });
   txn.spec.sourceRef = { name: SOURCE };
-  txn.metadata.labels = { 'tx.janus.io/source': SOURCE };
+  txn.metadata.labels = { ...txn.metadata.labels, 'tx.janus.io/source': SOURCE };
   return { txn, plan };
 }
 

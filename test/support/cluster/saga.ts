@@ -15,6 +15,7 @@ import { leaseName, microTime } from '../../../src/locks/lease-name.ts';
 import { resolveTarget } from '../../../src/saga/targets.ts';
 import { eventually } from '../eventually.ts';
 import { aTransaction } from '../transactions.ts';
+import { type InstanceChoice, labelled, namespaceInstance } from './instance.ts';
 
 export interface Rule {
   apiGroups: string[];
@@ -172,6 +173,10 @@ export const cmTarget = (name: string, namespace?: string) => ({
   ...(namespace && { namespace }),
 });
 
+/**
+ * A Transaction for the installation a test scoped to `namespace` starts (instance.ts): labelled
+ * with the namespace's instance, unless `instance` names another (null: the default installation).
+ */
 export function transaction(
   namespace: string,
   name: string,
@@ -182,9 +187,10 @@ export function transaction(
     lockTimeout?: string;
     annotations?: Record<string, string>;
     health?: Transaction['spec']['health'];
+    instance?: InstanceChoice;
   } = {},
 ): Transaction {
-  return aTransaction({
+  const txn = aTransaction({
     name,
     namespace,
     ...(opts.annotations && { annotations: opts.annotations }),
@@ -196,6 +202,7 @@ export function transaction(
     },
     changes,
   });
+  return labelled(txn, opts.instance === null ? undefined : (opts.instance ?? namespaceInstance(namespace)));
 }
 
 export const txnRef = (namespace: string, name: string) => ({

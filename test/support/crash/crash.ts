@@ -7,7 +7,7 @@
  */
 
 import { expect } from 'vitest';
-import { LABEL_INSTANCE, type Phase, type Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { Phase, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { getTxn, leasesOf, lockEntries, txnRef } from '../cluster/saga.ts';
 import { eventually } from '../eventually.ts';
@@ -26,11 +26,6 @@ export interface Scenario {
   observe(namespace: string): Promise<unknown>;
   /** Flags for every controller the scenario starts (after --no-leader-elect). */
   controllerArgs?: string[];
-  /**
-   * An installation of its own (tx.janus.io/instance on the Transaction, JANUS_INSTANCE for its
-   * controllers): no other controller of the shared test cluster acts on it with other settings.
-   */
-  instance?: string;
 }
 
 export interface Outcome extends EndState {
@@ -70,24 +65,14 @@ export async function run(
   crashAfter?: number,
 ): Promise<Outcome> {
   await scenario.setup(namespace);
-  const made = scenario.transaction(namespace);
-  const { instance } = scenario;
-  const txn = instance
-    ? {
-        ...made,
-        metadata: { ...made.metadata, labels: { ...made.metadata.labels, [LABEL_INSTANCE]: instance } },
-      }
-    : made;
+  // The namespace's installation (test/support/cluster/instance.ts): the Transaction carries its label.
+  const txn = scenario.transaction(namespace);
   const extraArgs = ['--no-leader-elect', ...(scenario.controllerArgs ?? [])];
-  const installation = instance ? { JANUS_INSTANCE: instance } : {};
   let controller = await startController({
     kubeconfig,
     namespace,
     extraArgs,
-    env: {
-      ...installation,
-      ...(crashAfter !== undefined && { JANUS_TEST_EXIT_AFTER_REQUESTS: String(crashAfter) }),
-    },
+    ...(crashAfter !== undefined && { env: { JANUS_TEST_EXIT_AFTER_REQUESTS: String(crashAfter) } }),
   });
   await admin.create(txn);
   let crashed = false;
@@ -104,7 +89,7 @@ export async function run(
         : exit;
     if (died === 'SIGKILL') {
       crashed = true;
-      controller = await startController({ kubeconfig, namespace, extraArgs, env: installation });
+      controller = await startController({ kubeconfig, namespace, extraArgs });
     }
   }
   const final = await settled(admin, namespace, txn.metadata.name, scenario.phase);

@@ -5,14 +5,24 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type InstanceChoice, instanceArgs, instanceOf } from '../cluster/instance.ts';
 import { type JanusProcess, spawnJanus } from './janus-process.ts';
 
-export type ControllerProcess = JanusProcess;
+export interface ControllerProcess extends JanusProcess {
+  /** Its instance (--instance); undefined: the default installation. */
+  readonly instance: string | undefined;
+}
 
 export interface ControllerProcessOptions {
   kubeconfig: string;
   /** Reconcile only this namespace (tests run side by side). */
   namespace?: string;
+  /**
+   * Its installation (test/support/cluster/instance.ts): by default one of its own, the instance
+   * named after `namespace` (which saga.ts's transaction() labels the namespace's Transactions
+   * with), or a fresh one without a namespace; null, the default installation.
+   */
+  instance?: InstanceChoice;
   /** The installation's namespace (its leader Lease, its claim); janus-system by default, as shipped. */
   controllerNamespace?: string;
   extraArgs?: string[];
@@ -34,7 +44,8 @@ export interface ControllerProcessOptions {
 
 export async function startController(opts: ControllerProcessOptions): Promise<ControllerProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'janus-controller-'));
-  return spawnJanus(
+  const instance = instanceOf(opts.instance, opts.namespace);
+  const spawned = spawnJanus(
     'controller',
     [
       '--kubeconfig',
@@ -46,6 +57,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       '--metrics-bind-address',
       '127.0.0.1:0',
       ...(opts.namespace ? ['--namespace', opts.namespace] : []),
+      ...instanceArgs(instance, opts.env),
       ...(opts.extraArgs ?? ['--no-leader-elect']),
     ],
     {
@@ -55,6 +67,7 @@ export async function startController(opts: ControllerProcessOptions): Promise<C
       root: opts.root,
     },
   );
+  return { ...spawned, instance };
 }
 
 function analysisSettings(opts: ControllerProcessOptions): Record<string, string> {

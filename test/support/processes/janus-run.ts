@@ -5,6 +5,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type InstanceChoice, instanceArgs, instanceOf } from '../cluster/instance.ts';
 import { type JanusProcess, spawnJanus } from './janus-process.ts';
 
 export interface JanusRunOptions {
@@ -13,6 +14,11 @@ export interface JanusRunOptions {
   repo: string;
   /** Reconcile and report only this namespace (tests run side by side). */
   namespace: string;
+  /**
+   * Its installation (test/support/cluster/instance.ts): by default one of its own, the instance
+   * named after `namespace`; null, the default installation.
+   */
+  instance?: InstanceChoice;
   /** Reuse a cache directory (a restart); default: a fresh one. */
   cacheDir?: string;
   /** Default 1s. */
@@ -33,12 +39,15 @@ export interface JanusRunOptions {
 
 export interface JanusRunProcess extends JanusProcess {
   readonly cacheDir: string;
+  /** Its instance (--instance); undefined: the default installation. */
+  readonly instance: string | undefined;
 }
 
 export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'janus-run-'));
   const cacheDir = opts.cacheDir ?? join(dir, 'cache');
   const logFile = join(dir, 'janus.log');
+  const instance = instanceOf(opts.instance, opts.namespace);
   const args = [
     '--kubeconfig',
     opts.kubeconfig,
@@ -48,6 +57,7 @@ export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProc
     opts.namespace,
     '--default-namespace',
     opts.namespace,
+    ...instanceArgs(instance, opts.env),
     ...(opts.serviceAccounts === ''
       ? []
       : ['--allowed-service-accounts', opts.serviceAccounts ?? 'deployer']),
@@ -64,5 +74,5 @@ export async function startJanusRun(opts: JanusRunOptions): Promise<JanusRunProc
     ...(opts.args?.some((a) => a.startsWith('--leader')) ? [] : ['--no-leader-elect']),
     ...(opts.args ?? []),
   ];
-  return { ...spawnJanus('run', args, { logFile, env: opts.env, root: opts.root }), cacheDir };
+  return { ...spawnJanus('run', args, { logFile, env: opts.env, root: opts.root }), cacheDir, instance };
 }
