@@ -532,18 +532,25 @@ const patchBoth = (name: string): Change[] =>
     content: { data: { value: 'after' } },
   }));
 
+/**
+ * A Transaction for the documented controller, which runs as the docs start it: the default
+ * installation (no --instance), so its Transactions carry no instance label (instance.ts).
+ */
+const documentedTransaction = (ns: string, name: string, changes: Change[]) =>
+  transaction(ns, name, changes, { instance: null });
+
 /** ConfigMaps `<name>-a` and `<name>-b`, and a Transaction `name` patching both (not waited for). */
 async function patchTransaction(ns: string, name: string): Promise<void> {
   for (const suffix of ['a', 'b'])
     await clients.admin.create(configMap(ns, `${name}-${suffix}`, { value: 'before' }));
-  await clients.admin.create(transaction(ns, name, patchBoth(name)));
+  await clients.admin.create(documentedTransaction(ns, name, patchBoth(name)));
 }
 
 /** Creates a ConfigMap that exists already: refused at prepare, so the transaction ends Failed. */
 async function failingTransaction(ns: string, name: string): Promise<void> {
   await clients.admin.create(configMap(ns, `${name}-taken`, { value: 'mine' }));
   await clients.admin.create(
-    transaction(ns, name, [
+    documentedTransaction(ns, name, [
       {
         target: { apiVersion: 'v1', kind: 'ConfigMap', name: `${name}-taken` },
         type: 'Create',
@@ -754,7 +761,7 @@ describe('a namespace with the example shop and `janus controller` running', () 
       // The first change commits, the second is refused at commit: the first is undone.
       await clients.admin.create(configMap(ns, 'wait-rolled-back-a', { value: 'before' }));
       await clients.admin.create(
-        transaction(ns, 'wait-rolled-back', [
+        documentedTransaction(ns, 'wait-rolled-back', [
           patchBoth('wait-rolled-back')[0] as Change,
           {
             target: { apiVersion: 'v1', kind: 'ConfigMap', name: 'wait-refused' },
@@ -851,7 +858,7 @@ describe('a namespace with the example shop and `janus controller` running', () 
 it('operations.md last resort: the finalizer patch and the Lease delete free a Transaction no controller will finish', async () => {
   const ns = await testNamespace(clients.admin, 'docs-finalizer');
   try {
-    const txn = transaction(ns, 'orphaned', patchBoth('orphaned'));
+    const txn = documentedTransaction(ns, 'orphaned', patchBoth('orphaned'));
     const created = await clients.admin.create({
       ...txn,
       metadata: { ...txn.metadata, finalizers: [FINALIZER] },
