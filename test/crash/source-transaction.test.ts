@@ -5,33 +5,33 @@
  * at commit, which rolls the three back (the update re-applied by the source's manager, the
  * pruned object re-created by it). Killed at every stage boundary and after each kind of request
  * an Apply or a prune makes; each run must end as the uninterrupted one does: the same phase,
- * item status, contents, and fields the source's manager owns.
+ * item status, contents, and fields the source's manager owns. The scenario and what is compared
+ * are crash-scenarios.ts's; every request of it is killed in memory (test/unit/crash/changes.test.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Change } from '../../src/api/v1alpha1/index.ts';
-import { appliedEntry } from '../../src/changes/managed-fields.ts';
 import type { Objects } from '../../src/kube/resources.ts';
 import { sourceFieldManager } from '../../src/saga/targets.ts';
 import { failAtCommit } from '../support/cluster/admission.ts';
 import { useClients } from '../support/cluster/kube.ts';
-import {
-  ALL_ON_CONFIGMAPS,
-  cmTarget,
-  serviceAccount,
-  testNamespace,
-  transaction,
-} from '../support/cluster/saga.ts';
+import { ALL_ON_CONFIGMAPS, serviceAccount, testNamespace } from '../support/cluster/saga.ts';
 import {
   expectAllCrashed,
   expectEndsAsBaseline,
   killedAtPoints,
   type Scenario,
 } from '../support/crash/crash.ts';
+import {
+  SOURCE,
+  SOURCE_COMMITTED,
+  SOURCE_ROLLED_BACK,
+  SOURCE_TARGETS,
+  sourceAppliedBefore,
+  sourceTargetState,
+  sourceTransaction,
+} from '../support/crash/crash-scenarios.ts';
 import { killPoints, type PointSpec } from '../support/crash/request-log.ts';
 
 const clients = useClients();
-const SOURCE = 'shop';
-const TARGETS = ['created', 'updated', 'pruned', 'refused'];
 const LABEL = { 'janus-test/fail-at-commit': 'crash-source' };
 let removePolicy: (() => Promise<void>) | undefined;
 
@@ -39,57 +39,23 @@ afterAll(async () => {
   await removePolicy?.();
 });
 
+/** The scenario of crash-scenarios.ts (sourceTransaction), on the real API server. */
 function scenario(admin: Objects, withRefused: boolean): Scenario {
   return {
     phase: withRefused ? 'RolledBack' : 'Committed',
     async setup(namespace) {
       await serviceAccount(admin, namespace, 'deployer', [ALL_ON_CONFIGMAPS]);
-      // What the source's previous commit applied.
-      const manager = sourceFieldManager(namespace, SOURCE);
-      for (const [name, data] of [
-        ['updated', { kept: 'value', changed: 'before', dropped: 'by this commit' }],
-        ['pruned', { precious: 'data' }],
-      ] as const) {
-        await admin.apply(
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name, namespace, labels: { app: 'shop' } },
-            data,
-          },
-          { fieldManager: manager, force: true },
-        );
-      }
+      const fieldManager = sourceFieldManager(namespace, SOURCE);
+      for (const object of sourceAppliedBefore(namespace))
+        await admin.apply(object, { fieldManager, force: true });
     },
-    transaction(namespace) {
-      const changes: Change[] = [
-        { target: cmTarget('created'), type: 'Apply', content: { data: { fresh: 'yes' } } },
-        {
-          target: cmTarget('updated'),
-          type: 'Apply',
-          content: { metadata: { labels: { app: 'shop' } }, data: { kept: 'value', changed: 'after' } },
-        },
-        { target: cmTarget('pruned'), type: 'Delete' },
-      ];
-      if (withRefused)
-        changes.push({ target: cmTarget('refused'), type: 'Apply', content: { data: { no: 'pe' } } });
-      const txn = transaction(namespace, `${SOURCE}-abcdef1`, changes);
-      txn.spec.sourceRef = { name: SOURCE };
-      return txn;
-    },
+    transaction: (namespace) => sourceTransaction(namespace, withRefused),
     async observe(namespace) {
       const out: Record<string, unknown> = {};
-      for (const name of TARGETS) {
-        const cm = await admin.find({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace });
-        out[name] = cm && {
-          data: cm.data ?? {},
-          labels: cm.metadata.labels ?? {},
-          appliedBy: cm.metadata.annotations?.['tx.janus.io/applied-by']
-            ?.replace(/^[^/]+\//, '')
-            .replace(/@.*#/, '#'),
-          ownedBySource: appliedEntry(cm, sourceFieldManager(namespace, SOURCE))?.fieldsV1,
-        };
-      }
+      for (const name of SOURCE_TARGETS)
+        out[name] = sourceTargetState(
+          await admin.find({ apiVersion: 'v1', kind: 'ConfigMap', name, namespace }),
+        );
       return out;
     },
   };
@@ -128,11 +94,7 @@ describe("a source's transaction killed at each of its steps", () => {
       'source-commit',
       (baseline) => {
         expect(baseline.phase).toBe('Committed');
-        expect(baseline.targets).toMatchObject({
-          created: { data: { fresh: 'yes' }, appliedBy: 'shop-abcdef1#0' },
-          updated: { data: { kept: 'value', changed: 'after' }, appliedBy: 'shop-abcdef1#1' },
-          pruned: undefined,
-        });
+        expect(baseline.targets).toEqual(SOURCE_COMMITTED);
         return killPoints(baseline.log, COMMIT_POINTS);
       },
     );
@@ -151,12 +113,7 @@ describe("a source's transaction killed at each of its steps", () => {
       'source-rollback',
       (baseline) => {
         expect(baseline.phase).toBe('RolledBack');
-        expect(baseline.targets).toMatchObject({
-          created: undefined,
-          updated: { data: { kept: 'value', changed: 'before', dropped: 'by this commit' } },
-          pruned: { data: { precious: 'data' } },
-          refused: undefined,
-        });
+        expect(baseline.targets).toEqual(SOURCE_ROLLED_BACK);
         return killPoints(baseline.log, ROLLBACK_POINTS);
       },
     );

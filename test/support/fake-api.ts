@@ -2,7 +2,9 @@
  * An in-memory stand-in for the API server, behind a KubeClient's `request`: objects by path,
  * resourceVersion and uid preconditions (409 Conflict), AlreadyExists and NotFound, dry runs,
  * merge and JSON patches, server-side apply with field ownership (a field a manager stops
- * applying is removed when nobody else owns it), status subresources, a Secret's stringData,
+ * applying is removed when nobody else owns it; each manager's fields shown in
+ * metadata.managedFields, an entry per manager and operation, as the server records them),
+ * status subresources, a Secret's stringData,
  * generateName, label-selected collection lists and deletes. Enough for the saga stages, the
  * rollback store and the Lease locks to run as they do against a real server, without one: no
  * admission, no controllers, no watches. Every request is recorded; `before` can refuse one.
@@ -176,7 +178,7 @@ export type RequestGate = (req: KubeRequest, serve: () => Promise<unknown>) => P
 
 export class FakeApi {
   readonly #objects = new Map<string, KubeObject>();
-  /** By object path: each field manager's fields (fieldsOf paths). */
+  /** By object path: the fields (fieldsOf paths) of each field manager and operation (ownerKey). */
   readonly #owners = new Map<string, Map<string, Set<string>>>();
   #version = 1000;
   readonly requests: Recorded[] = [];
@@ -207,8 +209,16 @@ export class FakeApi {
     const path = pathOf({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace });
     const previous = this.#objects.get(path);
     const stored = this.#store(path, withStringData(clone(obj)), previous);
-    this.#own(path, previous, stored, manager);
-    return stored as T;
+    return this.#own(path, previous, stored, manager) as T;
+  }
+
+  /** Server-side applies `config` as `manager`, forced, as another applier (a source's earlier commit) would. */
+  apply<T extends KubeObject>(config: T, manager: string): T {
+    const path = pathOf({ ...config, name: config.metadata.name, namespace: config.metadata.namespace });
+    const previous = this.#objects.get(path);
+    const [merged, applied] = this.#applied(path, previous, clone(config), manager);
+    const stored = this.#store(path, merged, previous);
+    return this.#own(path, previous, stored, manager, applied) as T;
   }
 
   /** Every object of a kind (in a namespace, if given), as stored. */
@@ -243,7 +253,10 @@ export class FakeApi {
     } as KubeObject);
   }
 
-  #store(path: string, obj: KubeObject, previous: KubeObject | undefined): KubeObject {
+  #store(path: string, written: KubeObject, previous: KubeObject | undefined): KubeObject {
+    // What the writer says of managedFields is not taken: #own records them.
+    const { managedFields: _managedFields, ...meta } = written.metadata;
+    const obj = { ...written, metadata: meta } as KubeObject;
     const specChanged =
       !previous ||
       JSON.stringify((previous as { spec?: unknown }).spec) !==
@@ -282,8 +295,7 @@ export class FakeApi {
       if (this.#objects.has(path)) refuse(req, 409, 'AlreadyExists', `${path} already exists`);
       if (dryRun) return created;
       const stored = this.#store(path, created, undefined);
-      this.#own(path, undefined, stored, managerOf(req));
-      return stored;
+      return this.#own(path, undefined, stored, managerOf(req));
     }
     const selector = req.query?.labelSelector as string | undefined;
     const selected = [...this.#objects.entries()].filter(
@@ -306,8 +318,7 @@ export class FakeApi {
       const next = this.#asWritten(withStringData(obj), existing, subresource);
       if (dryRun) return clone(next);
       const stored = this.#store(path, next, existing);
-      if (subresource !== 'status') this.#own(path, existing, stored, managerOf(req), applied);
-      return stored;
+      return this.#own(path, existing, stored, managerOf(req), applied, subresource === 'status');
     };
     if (req.method === 'PATCH' && req.contentType === PatchType.apply) {
       staleUnless(req, existing, body?.metadata.resourceVersion);
@@ -369,17 +380,18 @@ export class FakeApi {
     const applied = fieldsOf(config);
     const merged = mergePatch(existing ?? {}, config) as KubeObject;
     const owners = this.#owners.get(path);
-    for (const field of owners?.get(manager) ?? []) {
+    const mine = ownerKey(manager, 'Apply');
+    for (const field of owners?.get(mine) ?? []) {
       if (applied.has(field)) continue;
-      const others = [...(owners?.entries() ?? [])].some(([m, fields]) => m !== manager && fields.has(field));
+      const others = [...(owners?.entries() ?? [])].some(([o, fields]) => o !== mine && fields.has(field));
       if (!others) removeField(merged as unknown as Record<string, unknown>, field);
     }
     return [merged, applied];
   }
 
   /**
-   * Field ownership after a write by `manager`: an apply owns exactly what it applied, an update
-   * the fields it changed; a field whose value changed is nobody else's; a field gone is nobody's.
+   * Field ownership after a write by `manager` (none through /status), recorded in the stored
+   * object's managedFields, which it returns.
    */
   #own(
     path: string,
@@ -387,19 +399,67 @@ export class FakeApi {
     after: KubeObject,
     manager: string,
     applied?: Map<string, string>,
-  ): void {
-    const old = fieldsOf(before);
-    const now = fieldsOf(after);
+    statusOnly = false,
+  ): KubeObject {
     const owners = this.#owners.get(path) ?? new Map<string, Set<string>>();
     this.#owners.set(path, owners);
-    const changed = new Set([...now.keys()].filter((f) => old.get(f) !== now.get(f)));
-    for (const [m, fields] of owners) {
-      for (const f of fields) if (!now.has(f) || (m !== manager && changed.has(f))) fields.delete(f);
-    }
-    const mine = applied ? new Set(applied.keys()) : (owners.get(manager) ?? new Set<string>());
-    if (!applied) for (const f of changed) mine.add(f);
-    owners.set(manager, mine);
+    if (!statusOnly) transferOwnership(owners, before, after, manager, applied);
+    const managedFields = [...owners].map(([o, fields]) => ({
+      ...(JSON.parse(o) as { manager: string; operation: string }),
+      apiVersion: after.apiVersion,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fieldsV1Of(fields),
+    }));
+    const { managedFields: _before, ...metadata } = after.metadata;
+    const stored = {
+      ...after,
+      metadata: { ...metadata, ...(managedFields.length > 0 && { managedFields }) },
+    } as KubeObject;
+    this.#objects.set(path, stored);
+    return clone(stored);
   }
+}
+
+/**
+ * The owners' fields after a write by `manager`: an apply owns exactly what it applied, an update
+ * the fields it changed; a field whose value changed is nobody else's; a field gone is nobody's;
+ * a manager left with no field has no entry.
+ */
+function transferOwnership(
+  owners: Map<string, Set<string>>,
+  before: KubeObject | undefined,
+  after: KubeObject,
+  manager: string,
+  applied: Map<string, string> | undefined,
+): void {
+  const old = fieldsOf(before);
+  const now = fieldsOf(after);
+  const writer = ownerKey(manager, applied ? 'Apply' : 'Update');
+  const changed = new Set([...now.keys()].filter((f) => old.get(f) !== now.get(f)));
+  for (const [o, fields] of owners) {
+    for (const f of fields) if (!now.has(f) || (o !== writer && changed.has(f))) fields.delete(f);
+  }
+  const mine = applied ? new Set(applied.keys()) : (owners.get(writer) ?? new Set<string>());
+  if (!applied) for (const f of changed) mine.add(f);
+  owners.set(writer, mine);
+  for (const [o, fields] of owners) if (fields.size === 0) owners.delete(o);
+}
+
+/** A field manager's entry: its name and operation (Apply or Update), as managedFields tells them apart. */
+const ownerKey = (manager: string, operation: 'Apply' | 'Update'): string =>
+  JSON.stringify({ manager, operation });
+
+/** FieldsV1 of fieldsOf paths: `f:<key>` per map key, each path's last key owning all below it. */
+function fieldsV1Of(paths: Iterable<string>): Record<string, unknown> {
+  const root: Record<string, Record<string, unknown>> = {};
+  for (const path of paths) {
+    let at = root;
+    for (const key of JSON.parse(path) as string[]) {
+      at[`f:${key}`] ??= {};
+      at = at[`f:${key}`] as Record<string, Record<string, unknown>>;
+    }
+  }
+  return root;
 }
 
 type RequestBody = KubeObject & {

@@ -2,11 +2,12 @@
  * SPEC §3's central promise over the in-memory API: a saga killed after any one of its API
  * requests, and restarted, ends exactly where the uninterrupted run ends, with no duplicate
  * apply, no false conflict and no leaked Lease. The sagas of test/crash/commit.test.ts,
- * rollback.test.ts and sops-commit.test.ts, killed at every request.
+ * rollback.test.ts, sops-commit.test.ts and source-transaction.test.ts, killed at every request.
  */
 import { describe, expect, it } from 'vitest';
+import { SOURCE_COMMITTED, SOURCE_ROLLED_BACK } from '../../support/crash/crash-scenarios.ts';
 import { expectEveryKillEndsAsBaseline, MATRIX_TIMEOUT_MS } from './crash-matrix.ts';
-import { configMapSaga, sopsSaga } from './scenarios.ts';
+import { configMapSaga, sopsSaga, sourceSaga } from './scenarios.ts';
 
 describe('a saga killed after every API request, in memory', () => {
   it(
@@ -53,6 +54,26 @@ describe('a saga killed after every API request, in memory', () => {
         expect(
           baseline.requests.filter((r) => r.endsWith('GET /api/v1/namespaces/shop/secrets/janus-sops-age')),
         ).toHaveLength(2);
+      }),
+  );
+
+  it(
+    "a source's transaction (an Apply create, an Apply update dropping a field, a prune): Committed, the source's manager owning what it applied",
+    { timeout: MATRIX_TIMEOUT_MS },
+    () =>
+      expectEveryKillEndsAsBaseline(sourceSaga(false), (baseline) => {
+        expect(baseline.phase).toBe('Committed');
+        expect(baseline.targets).toEqual(SOURCE_COMMITTED);
+      }),
+  );
+
+  it(
+    "the same with a fourth change refused at commit: RolledBack, the update re-applied and the pruned object re-created by the source's manager",
+    { timeout: MATRIX_TIMEOUT_MS },
+    () =>
+      expectEveryKillEndsAsBaseline(sourceSaga(true), (baseline) => {
+        expect(baseline.phase).toBe('RolledBack');
+        expect(baseline.targets).toEqual(SOURCE_ROLLED_BACK);
       }),
   );
 });

@@ -5,8 +5,10 @@
  */
 import { parseAllowedAddresses } from '../../../src/analysis/index.ts';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { KubeRequest } from '../../../src/kube/client.ts';
 import { KubeApiError } from '../../../src/kube/errors.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
+import { sourceFieldManager } from '../../../src/saga/targets.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
 import { configMap, fourTargetObjects, transaction } from '../../support/cluster/saga.ts';
 import {
@@ -22,6 +24,11 @@ import {
   configMapState,
   REFUSED_OBJECT,
   rolloutChanges,
+  SOURCE,
+  SOURCE_TARGETS,
+  sourceAppliedBefore,
+  sourceTargetState,
+  sourceTransaction,
   statefulSetChanges,
 } from '../../support/crash/crash-scenarios.ts';
 import type { FakeApi } from '../../support/fake-api.ts';
@@ -47,17 +54,40 @@ export function configMapSaga(withRefused: boolean): InMemoryScenario {
       Object.fromEntries(
         CONFIGMAP_TARGETS.map((name) => [name, configMapState(find(api, 'v1', 'ConfigMap', name))]),
       ),
-    // As test/support/cluster/admission.ts's policy: real writes of the object refused, dry runs not.
-    admit(req) {
-      const body = req.body as KubeObject | undefined;
-      const write = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-      if (!withRefused || !write || req.query?.dryRun || !req.path.includes('/configmaps')) return;
-      if (body?.metadata?.name !== REFUSED_OBJECT) return;
-      throw new KubeApiError(req.method, req.path, 422, {
-        reason: 'Invalid',
-        message: `${REFUSED_OBJECT} may not be written (test policy)`,
-      });
+    ...(withRefused && { admit: refuseAtCommit }),
+  };
+}
+
+/** As test/support/cluster/admission.ts's policy: real writes of the object refused, dry runs not. */
+function refuseAtCommit(req: KubeRequest): void {
+  const body = req.body as KubeObject | undefined;
+  const write = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
+  if (!write || req.query?.dryRun || !req.path.includes('/configmaps')) return;
+  if (body?.metadata?.name !== REFUSED_OBJECT) return;
+  throw new KubeApiError(req.method, req.path, 422, {
+    reason: 'Invalid',
+    message: `${REFUSED_OBJECT} may not be written (test policy)`,
+  });
+}
+
+/**
+ * source-transaction.test.ts: a source's commit (an Apply create, an Apply update dropping a
+ * field, a prune) over what the source applied before; with `withRefused`, a fourth change
+ * refused at commit, which rolls the three back.
+ */
+export function sourceSaga(withRefused: boolean): InMemoryScenario {
+  return {
+    setup(api) {
+      deployer(api);
+      for (const object of sourceAppliedBefore(NAMESPACE))
+        api.apply(object, sourceFieldManager(NAMESPACE, SOURCE));
     },
+    transaction: () => sourceTransaction(NAMESPACE, withRefused),
+    observe: (api) =>
+      Object.fromEntries(
+        SOURCE_TARGETS.map((name) => [name, sourceTargetState(find(api, 'v1', 'ConfigMap', name))]),
+      ),
+    ...(withRefused && { admit: refuseAtCommit }),
   };
 }
 
