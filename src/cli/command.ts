@@ -208,6 +208,21 @@ export const TRANSACTION_DIRECTORY_FLAGS = {
       'ServiceAccounts the repository may run transactions as, comma-separated: name (that name in every allowed namespace) or namespace/name; unset or empty: none, so every directory is refused. No wildcard',
   },
   ...SOPS_KINDS_FLAG,
+  'allowed-cluster-kinds': {
+    type: 'string',
+    env: 'JANUS_ALLOWED_CLUSTER_KINDS',
+    placeholder: 'Kind,group/Kind',
+    description:
+      "cluster-scoped kinds a source may render, comma-separated: Kind (core group) or group/Kind, e.g. Namespace,apiextensions.k8s.io/CustomResourceDefinition; unset: the ServiceAccount's RBAC alone decides",
+  },
+  'sources-root': {
+    type: 'string',
+    env: 'JANUS_SOURCES_ROOT',
+    default: 'sources',
+    placeholder: 'folder',
+    description:
+      'folder holding the source declarations (<name>.yaml, one Source each), relative to the repository root',
+  },
 } as const satisfies Flags;
 
 /**
@@ -231,6 +246,7 @@ export function policyFromFlags(
     'allowed-namespaces': string | undefined;
     'allowed-service-accounts': string | undefined;
     'sops-kinds': string | undefined;
+    'allowed-cluster-kinds': string | undefined;
   },
   controllerNamespace: string,
 ): RepositoryPolicy {
@@ -240,6 +256,7 @@ export function policyFromFlags(
       allowedNamespaces: values['allowed-namespaces'],
       allowedServiceAccounts: values['allowed-service-accounts'],
       sopsKinds: values['sops-kinds'],
+      clusterKinds: values['allowed-cluster-kinds'],
       controllerNamespace,
     });
   } catch (e) {

@@ -55,6 +55,8 @@ export interface ResultsSource {
 export interface HistoryQuery {
   transaction?: string | undefined;
   namespace?: string | undefined;
+  /** Only the records of this source's commits. */
+  source?: string | undefined;
   limit: number;
   allowed: AllowedSigners | undefined;
   /** With `allowed`: also check every commit of the branch (from `after`, when given), as `janus history --verify`. */

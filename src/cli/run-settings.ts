@@ -175,7 +175,9 @@ export type RunValues = Values<typeof RUN_FLAGS>;
  * The Git side of the settings, checked: the manager's Git options but for the webhook, whose
  * secret janus run reads once the flags are all checked.
  */
-export interface GitSettings extends Omit<GitOptions, 'webhook' | 'pollInterval'> {
+export interface GitSettings extends Omit<GitOptions, 'webhook' | 'pollInterval' | 'sources'> {
+  /** --sources-root, trimmed of slashes. */
+  sourcesRoot: string;
   webhookSecret: SecretSource | undefined;
   /** Where /webhook is served on its own; undefined: on the operations listener. */
   webhookBindAddress: string | undefined;
@@ -236,6 +238,8 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
       '--results-branch must differ from --branch: results never go to the watched branch',
     );
   }
+  const root = values.root.replace(/^\/+|\/+$/g, '');
+  const sourcesRoot = sourcesRootOf(values['sources-root'], root);
   const { credentials, insecureHttp } = gitAccessSettings({ ...values, repo: values.repo }, env);
   const maxFetchBytes = parseByteSize(values['max-fetch-bytes'], 'max-fetch-bytes');
   const maxTreeBytes = positive(parseByteSize(values['max-tree-bytes'], 'max-tree-bytes'), 'max-tree-bytes');
@@ -262,7 +266,8 @@ export function gitSettings(values: RunValues, env: NodeJS.ProcessEnv = process.
     signatures: signatureSettings(values),
     resultsSigningKeyFile: values['results-signing-key-file'] || undefined,
     branch: values.branch,
-    root: values.root.replace(/^\/+|\/+$/g, ''),
+    root,
+    sourcesRoot,
     resultsBranch: values['results-branch'],
     policy,
     pollIntervalMs,
@@ -298,6 +303,17 @@ function signatureSettings(values: RunValues): SignatureOptions | undefined {
   } catch (error) {
     throw new UsageError(`--signer-namespaces: ${(error as Error).message}`);
   }
+}
+
+/** --sources-root, trimmed of slashes: a folder of its own, never the transactions folder. */
+export function sourcesRootOf(value: string, transactionsRoot: string): string {
+  const root = value.replace(/^\/+|\/+$/g, '');
+  if (root === '') throw new UsageError('--sources-root: must name a folder of the repository, not its root');
+  if (root === transactionsRoot)
+    throw new UsageError(
+      `--sources-root: must differ from --root (${transactionsRoot}): sources and transaction directories live apart`,
+    );
+  return root;
 }
 
 /** A size that must be at least one byte: a limit of 0 would refuse everything. */

@@ -159,6 +159,11 @@ export function renderTransactionDetail(
           .filter(Boolean)
           .join(' '),
     ),
+    ...field(
+      'Applies',
+      txn.spec.sourceRef &&
+        `a commit of Source ${txn.metadata.namespace}/${txn.spec.sourceRef.name} (kubectl get source -n ${txn.metadata.namespace} ${txn.spec.sourceRef.name})`,
+    ),
     ...field('Created', when(txn.metadata.creationTimestamp, nowMs)),
     ...field('Started', when(status.startedAt, nowMs)),
     ...field('Deadline', status.completedAt ? undefined : when(status.deadline, nowMs)),

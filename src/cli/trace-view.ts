@@ -40,6 +40,8 @@ export interface TraceReport {
     changeType?: string;
     outcome?: string;
     source?: { repository?: string; revision?: string; path?: string };
+    /** The Source whose commit the transaction applied, when it was a source's. */
+    sourceName?: string;
     completedAt?: string;
     /** Where the results branch keeps its outcome, also after the Transaction is gone. */
     resultFile: string;
@@ -78,6 +80,7 @@ export function traceReport(object: KubeObject, txn: Transaction | undefined): T
       ...(changeType && { changeType }),
       ...(same && { outcome: changeOutcome(status?.items?.[stamp.change]) }),
       ...(status?.source && { source: status.source }),
+      ...(same && txn.spec.sourceRef && { sourceName: txn.spec.sourceRef.name }),
       ...(status?.completedAt && { completedAt: status.completedAt }),
       resultFile: resultPath(stamp.namespace, stamp.name),
     },
@@ -133,6 +136,7 @@ function renderTraceText(report: TraceReport): string {
         .join(' '),
     );
   else field('source', 'created directly, not from Git');
+  if (a.sourceName) field('applies', `a commit of Source ${a.namespace}/${a.sourceName}`);
   field('finished', a.completedAt);
   field('results', a.resultFile);
   return `${lines.join('\n')}\n`;

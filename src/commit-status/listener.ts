@@ -6,12 +6,17 @@
  */
 import { parse } from 'yaml';
 import type { Transaction } from '../api/v1alpha1/index.ts';
-import { PHASE_REJECTED } from '../results/render-directory.ts';
 import type { TransactionListener } from '../results/reporter.ts';
 import { sourceCommit } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
 import type { CommitStatusReporter } from './reporter.ts';
-import { type StatusTemplate, statusOfRejection, statusOfTransaction } from './state.ts';
+import {
+  RECORD_PHASES,
+  type RecordPhase,
+  type StatusTemplate,
+  statusOfRejection,
+  statusOfTransaction,
+} from './state.ts';
 
 /**
  * Transactions that finished longer ago than this get no status when a term starts: a restart
@@ -34,11 +39,15 @@ export function commitStatusListener(
   };
 }
 
-/** The failure status of a rejected directory, from its result record; undefined for any other record. */
+/**
+ * The status of a commit that became no Transaction, from its result record (a rejected directory
+ * or source declaration, a source's failed, refused or superseded commit); undefined for any other.
+ */
 export function rejectionStatusOf(record: ResultRecord, template: StatusTemplate) {
   for (const text of Object.values(record.files)) {
     const doc = parseQuietly(text);
-    if (doc?.phase !== PHASE_REJECTED) continue;
+    const phase = doc?.phase;
+    if (!doc || !(RECORD_PHASES as readonly unknown[]).includes(phase)) continue;
     const commit = sourceCommit(doc.source?.revision);
     const namespace = doc.transaction?.namespace;
     const name = doc.transaction?.name;
@@ -46,14 +55,21 @@ export function rejectionStatusOf(record: ResultRecord, template: StatusTemplate
     const errors = Array.isArray(doc.errors) ? doc.errors : [];
     const first = errors[0] as { file?: string; line?: number; message?: string } | undefined;
     const where = first?.file ? `${first.file}${first.line !== undefined ? `:${first.line}` : ''}: ` : '';
+    // A source's commits show under the source's context (src/sources/source-records.ts).
+    const shownAs = typeof doc.render?.source === 'string' ? doc.render.source : name;
     return {
       // Per commit: a directory rejected at one commit may become a Transaction at the next.
       key: `${namespace}/${name}@${commit}`,
       status: statusOfRejection(
-        { namespace, name, commit, path: doc.source?.path },
-        first ? `${where}${first.message ?? ''}` : (doc.message ?? undefined),
+        { namespace, name: shownAs, commit, path: doc.source?.path },
+        typeof doc.supersededBy === 'string'
+          ? `${doc.supersededBy.slice(0, 7)} was applied instead, with its changes`
+          : first
+            ? `${where}${first.message ?? ''}`
+            : (doc.message ?? undefined),
         errors.length,
         template,
+        phase as RecordPhase,
       ),
     };
   }
@@ -62,6 +78,8 @@ export function rejectionStatusOf(record: ResultRecord, template: StatusTemplate
 
 interface ResultDocument {
   phase?: string;
+  render?: { source?: unknown };
+  supersededBy?: unknown;
   message?: string;
   transaction?: { namespace?: string; name?: string };
   source?: { revision?: string; path?: string };

@@ -5,6 +5,12 @@
  * failure for a directory rejected before it became a Transaction. Pure.
  */
 import type { Phase, Transaction } from '../api/v1alpha1/index.ts';
+import {
+  PHASE_REFUSED,
+  PHASE_REJECTED,
+  PHASE_RENDER_FAILED,
+  PHASE_SUPERSEDED,
+} from '../results/render-directory.ts';
 import { sourceCommit, sourceOf } from '../results/result-context.ts';
 import { summaryCondition } from '../saga/status.ts';
 
@@ -14,15 +20,22 @@ export type StatusState = 'pending' | 'success' | 'failure';
 export interface CommitStatus {
   /** The source commit (40 hex). */
   sha: string;
-  /** One per transaction directory: `janus/<namespace>/<name>`. */
+  /** One per transaction directory, `janus/<namespace>/<name>`, and per source, `janus/<namespace>/<source>`. */
   context: string;
   state: StatusState;
   /** One line, at most DESCRIPTION_MAX characters. */
   description: string;
   targetUrl?: string;
-  /** The phase the status was taken at (Rejected for a directory that never became one). */
-  phase: Phase | 'Rejected';
+  /** The phase the status was taken at, or what a commit that became no Transaction came to. */
+  phase: Phase | RecordPhase;
 }
+
+/**
+ * What a commit that became no Transaction came to, as its results record says: a rejected
+ * directory or source declaration, a source's failed or refused render, a superseded commit.
+ */
+export const RECORD_PHASES = [PHASE_REJECTED, PHASE_RENDER_FAILED, PHASE_REFUSED, PHASE_SUPERSEDED] as const;
+export type RecordPhase = (typeof RECORD_PHASES)[number];
 
 /** GitHub refuses a longer description (its documented limit); Gitea and GitLab take it too. */
 export const DESCRIPTION_MAX = 140;
@@ -56,7 +69,8 @@ export function statusOfTransaction(
   const sha = sourceCommit(source.revision);
   if (!sha) return undefined;
   const namespace = txn.metadata.namespace ?? 'default';
-  const name = txn.metadata.name;
+  // A source's commits share its context: each commit shows how the source fared there.
+  const name = txn.spec.sourceRef?.name ?? txn.metadata.name;
   const phase = txn.status?.phase ?? 'Pending';
   const message = summaryCondition(txn.status?.conditions ?? [])?.message;
   const changes = txn.spec.changes.length;
@@ -64,22 +78,31 @@ export function statusOfTransaction(
   return finish({ sha, namespace, name, phase, state, text, path: source.path }, template);
 }
 
-/** The status of a directory that was rejected: failure, naming the first problem by file and line. */
+/**
+ * The status of a commit that became no Transaction: failure naming the first problem by file and
+ * line (a rejected directory or declaration, a failed or refused render); success for a commit a
+ * newer one was applied instead of (`firstProblem` then says which).
+ */
 export function statusOfRejection(
   directory: { namespace: string; name: string; commit: string; path?: string | undefined },
   firstProblem: string | undefined,
   problems: number,
   template: StatusTemplate = {},
+  phase: RecordPhase = PHASE_REJECTED,
 ): CommitStatus {
+  if (phase === PHASE_SUPERSEDED) {
+    const text = `Superseded: not applied on its own; ${firstProblem ?? 'a newer commit was applied instead'}`;
+    return finish({ ...directory, sha: directory.commit, phase, state: 'success', text }, template);
+  }
   // What matters first, so that cutting a long message at 140 characters loses only its tail.
   const count = problems > 1 ? ` (${problems} problems)` : '';
   return finish(
     {
       ...directory,
       sha: directory.commit,
-      phase: 'Rejected',
+      phase,
       state: 'failure',
-      text: `Rejected${count}, nothing applied: ${firstProblem ?? 'the directory is invalid'}`,
+      text: `${phase}${count}, nothing applied: ${firstProblem ?? 'the directory is invalid'}`,
     },
     template,
   );

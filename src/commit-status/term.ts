@@ -14,6 +14,7 @@ import type { Forge } from './forge.ts';
 import { commitStatusListener, rejectionStatusOf } from './listener.ts';
 import { CommitStatusReporter } from './reporter.ts';
 import { StatusSpool } from './spool.ts';
+import { RECORD_PHASES } from './state.ts';
 
 export interface CommitStatusSettings {
   forge: Forge;
@@ -52,7 +53,7 @@ export async function startCommitStatuses(
     log: o.log,
     onResult: (result) => o.onResult(provider, result),
     onDone: (status) => {
-      if (status.phase === 'Rejected') {
+      if ((RECORD_PHASES as readonly string[]).includes(status.phase)) {
         spool.remove(status).catch((err: unknown) => o.log.warn({ err }, 'cannot remove a delivered status'));
       }
     },

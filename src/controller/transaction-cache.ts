@@ -83,6 +83,8 @@ function compact(txn: Transaction): Transaction {
     metadata: txn.metadata,
     spec: {
       serviceAccountName: txn.spec.serviceAccountName,
+      // The source whose commit it applied: sources/ find their transactions by it.
+      ...(txn.spec.sourceRef && { sourceRef: txn.spec.sourceRef }),
       changes: txn.spec.changes.map(({ type, target }) => ({ type, target })),
     },
     status: {

@@ -4,6 +4,7 @@
  * reverse. Everything here runs only while this replica leads.
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
+import { isTerminal } from '../api/v1alpha1/index.ts';
 import { type CommitStatusSettings, startCommitStatuses } from '../commit-status/term.ts';
 import type { TransactionCache } from '../controller/transaction-cache.ts';
 import type { GitRepository } from '../git/repository.ts';
@@ -21,15 +22,16 @@ import type { CheckResult } from '../server/health.ts';
 import { KubeTransactionApi } from './cluster-transactions.ts';
 import { describeSuspension, type Suspension } from './git-control.ts';
 import { GitControlWatch } from './git-control-watch.ts';
-import { Materializer, type PollSummary } from './materializer.ts';
+import { Materializer, type PollSummary, type ResultSink } from './materializer.ts';
 import type { ParseOptions } from './options.ts';
 import type { PollBudget } from './poll-budget.ts';
 import { Poller } from './poller.ts';
 import type { SignatureGate } from './signature-gate.ts';
+import type { SourcePoll, SourceStep, SourceStepContext } from './source-step.ts';
 import { ConfigMapCursorStore } from './state.ts';
 
-/** What one poll did: read the branch, or nothing because the Git side is suspended. */
-export type GitPoll = PollSummary | { suspended: Suspension };
+/** What one poll did: read the branch (and stepped its sources), or nothing because the Git side is suspended. */
+export type GitPoll = (PollSummary & { sources?: SourcePoll }) | { suspended: Suspension };
 
 export interface GitSideOptions {
   /** The controller identity. */
@@ -63,6 +65,8 @@ export interface GitSideOptions {
   commitStatus?: CommitStatusSettings | undefined;
   /** Called with each record the materializer queued (a rejection notifies: src/notify). */
   onResultWritten?: ((record: ResultRecord) => void) | undefined;
+  /** The sources step (src/sources/, built by the manager); undefined: no sources are read. */
+  sources?: ((context: SourceStepContext) => SourceStep) | undefined;
 }
 
 export interface GitSide {
@@ -101,7 +105,17 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     context: o.context,
     log: o.log.child({ component: 'reporter' }),
     onPending: o.metrics.setPendingResults,
-    listeners: statuses.listeners,
+    listeners: [
+      ...statuses.listeners,
+      {
+        // A source waits for its transaction: its end is a poll at once (the outcome, then the next commit).
+        observe: (txn) => {
+          if (txn.spec.sourceRef && isTerminal(txn.status?.phase) && sources?.awaits(txn))
+            poller.trigger('source transaction ended');
+        },
+        forget: () => {},
+      },
+    ],
   });
   reporter.start();
   const source = {
@@ -112,6 +126,19 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
   };
   const objects = new Objects(o.client, new Discovery(o.client));
   for (const mapping of CORE_MAPPINGS) objects.discovery.seed(mapping);
+  const results: ResultSink = {
+    branch: writer.branch,
+    get pending() {
+      return writer.pending;
+    },
+    write: async (record, options) => {
+      await statuses.beforeResult(record);
+      await writer.write(record, options);
+      o.onResultWritten?.(record); // once queued: a rejection notifies (src/notify)
+    },
+    flush: () => writer.flush(),
+  };
+  const transactions = new KubeTransactionApi(objects, o.instance);
   const materializer = new Materializer({
     repository: o.repository,
     branch: o.branch,
@@ -120,25 +147,23 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     ...(o.budget && { budget: o.budget }),
     signatures: o.signatures,
     initial: o.initial,
-    cluster: new KubeTransactionApi(objects, o.instance),
+    cluster: transactions,
     cursor: new ConfigMapCursorStore(objects, o.controllerNamespace, source),
-    results: {
-      branch: writer.branch,
-      get pending() {
-        return writer.pending;
-      },
-      write: async (record, options) => {
-        await statuses.beforeResult(record);
-        await writer.write(record, options);
-        o.onResultWritten?.(record); // once queued: a rejection notifies (src/notify)
-      },
-      flush: () => writer.flush(),
-    },
+    results,
     recordMaterialized: (txn) => reporter.recordMaterialized(txn),
     sequenceFloor: () => reporter.nextSequenceFloor(),
     context: o.context,
     log: o.log.child({ component: 'materializer' }),
     metrics: o.metrics,
+  });
+  const sources = o.sources?.({
+    objects,
+    transactions,
+    results,
+    cachedTransaction: (namespace, name) => o.cache.get(`${namespace}/${name}`),
+    recordMaterialized: (txn) => reporter.recordMaterialized(txn),
+    cursor: materializer,
+    log: o.log.child({ component: 'sources' }),
   });
   const control = new GitControlWatch({
     client: o.client,
@@ -161,7 +186,8 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
         return { suspended: suspension };
       }
       try {
-        const summary = await materializer.poll();
+        const summary: GitPoll = await materializer.poll();
+        if (sources) summary.sources = await sources.poll(summary.stoppedAt ?? summary.tip);
         await control.record(request, { commit: summary.tip, result: describePoll(summary), ok: true });
         return summary;
       } catch (error) {
@@ -170,7 +196,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
       }
     },
     intervalMs: o.pollIntervalMs,
-    isIdle: (result) => 'history' in result && result.history === 'idle',
+    isIdle: (result) => 'history' in result && result.history === 'idle' && !sourcesActed(result.sources),
     isSkipped: (result) => 'suspended' in result,
     hasMore: (result) => 'stoppedAt' in result && result.stoppedAt !== undefined,
     metrics: o.metrics,
@@ -184,7 +210,8 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
   if (listed && !signal.aborted) poller.start();
   return {
     poller,
-    isRecorded: (txn) => reporter.isRecorded(txn),
+    // A source's transaction is also kept until its outcome is in its Source's status.
+    isRecorded: (txn) => reporter.isRecorded(txn) && (sources?.isSettled(txn) ?? true),
     readiness() {
       const suspension = control.suspension();
       if (!suspension) return poller.readiness();
@@ -193,6 +220,7 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
     },
     async stop() {
       await poller.stop();
+      sources?.stop();
       await control.stop();
       await reporter.stop();
       await statuses.stop();
@@ -201,9 +229,15 @@ export async function startGitSide(o: GitSideOptions, signal: AbortSignal): Prom
   };
 }
 
+/** Whether the sources step did anything a person would want logged. */
+function sourcesActed(s: SourcePoll | undefined): boolean {
+  return s !== undefined && s.transactions + s.renderFailed + s.refused + s.rejected + s.deleted > 0;
+}
+
 /** One line for the control object: what a poll did. */
-export function describePoll(summary: PollSummary): string {
-  if (summary.history === 'idle') return 'nothing new';
+export function describePoll(summary: PollSummary & { sources?: SourcePoll }): string {
+  const sources = describeSources(summary.sources);
+  if (summary.history === 'idle') return sources ? `nothing new; ${sources}` : 'nothing new';
   if (summary.history === 'baseline')
     return `first run: ${summary.baseline} directories recorded as baseline`;
   const parts = [
@@ -213,6 +247,19 @@ export function describePoll(summary: PollSummary): string {
     summary.rollbacks > 0 && `${summary.rollbacks} rollback request${summary.rollbacks === 1 ? '' : 's'}`,
     summary.notices > 0 && `${summary.notices} notice${summary.notices === 1 ? '' : 's'}`,
     summary.stoppedAt && `read up to ${summary.stoppedAt} (the poll's budget); the rest at the next poll`,
+    sources,
+  ].filter(Boolean);
+  return parts.join(', ');
+}
+
+function describeSources(s: SourcePoll | undefined): string {
+  if (!s || !sourcesActed(s)) return '';
+  const parts = [
+    s.transactions > 0 && `${s.transactions} source transaction${s.transactions === 1 ? '' : 's'}`,
+    s.renderFailed > 0 && `${s.renderFailed} render${s.renderFailed === 1 ? '' : 's'} failed`,
+    s.refused > 0 && `${s.refused} render${s.refused === 1 ? '' : 's'} refused`,
+    s.rejected > 0 && `${s.rejected} source file${s.rejected === 1 ? '' : 's'} rejected`,
+    s.deleted > 0 && `${s.deleted} Source${s.deleted === 1 ? '' : 's'} deleted`,
   ].filter(Boolean);
   return parts.join(', ');
 }

@@ -142,6 +142,22 @@ export class Materializer {
     return summary;
   }
 
+  /**
+   * The next source-sequence, for a Transaction made outside the directories (a source's commit,
+   * src/sources/), saved before it is handed out, as the materializer's own; and the key that
+   * stamps it. Called between polls (the poller runs one thing at a time), never during one.
+   */
+  async reserveSequence(): Promise<{ sequence: number; stampKey: string }> {
+    const cursor = this.#cursor ?? (await this.#loadCursor());
+    await this.#save({ ...cursor, nextSequence: cursor.nextSequence + 1 });
+    return { sequence: cursor.nextSequence, stampKey: cursor.stampKey ?? '' };
+  }
+
+  /** The key of the provenance stamps (the cursor's, loaded if need be). */
+  async stampKey(): Promise<string> {
+    return (this.#cursor ?? (await this.#loadCursor())).stampKey ?? '';
+  }
+
   async #loadCursor(): Promise<GitCursor> {
     const saved = await this.#o.cursor.load();
     const floor = this.#o.sequenceFloor?.() ?? 0;

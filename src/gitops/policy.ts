@@ -17,6 +17,7 @@ export const POLICY_SETTINGS = {
   namespaces: { flag: '--allowed-namespaces', env: 'JANUS_ALLOWED_NAMESPACES' },
   serviceAccounts: { flag: '--allowed-service-accounts', env: 'JANUS_ALLOWED_SERVICE_ACCOUNTS' },
   sopsKinds: { flag: '--sops-kinds', env: 'JANUS_SOPS_KINDS' },
+  clusterKinds: { flag: '--allowed-cluster-kinds', env: 'JANUS_ALLOWED_CLUSTER_KINDS' },
 } as const;
 
 export type PolicySetting = keyof typeof POLICY_SETTINGS;
@@ -39,6 +40,11 @@ export interface RepositoryPolicy {
   readonly controllerNamespace: string;
   /** Kinds besides Secret a SOPS-encrypted change file may target ("group/Kind"; src/changes/sops-kinds.ts). */
   readonly sopsKinds: readonly string[];
+  /**
+   * The cluster-scoped kinds a source may render ("group/Kind", "" for the core group);
+   * undefined when unset: the ServiceAccount's RBAC alone decides (docs/sources.md, The policy).
+   */
+  readonly clusterKinds?: readonly string[] | undefined;
 }
 
 /** The policy as configured: lists as comma-separated text (a flag) or as arrays. */
@@ -52,6 +58,8 @@ export interface PolicySettings {
   controllerNamespace?: string | undefined;
   /** `Kind` or `Kind.group` entries; unset or empty: Secrets only. */
   sopsKinds?: string | readonly string[] | undefined;
+  /** `Kind` (core group) or `group/Kind` entries; unset or empty: no list, RBAC decides. */
+  clusterKinds?: string | readonly string[] | undefined;
 }
 
 /** A configuration the policy refuses; the message names the flag and its environment variable. */
@@ -83,7 +91,51 @@ export function repositoryPolicy(settings: PolicySettings): RepositoryPolicy {
     if (e instanceof SopsKindsError) throw new PolicyError('sopsKinds', e.message);
     throw e;
   }
-  return { defaultNamespace, namespaces, serviceAccounts: grants, controllerNamespace, sopsKinds };
+  const clusterKinds = unique(entries(settings.clusterKinds)).map(checkClusterKind);
+  return {
+    defaultNamespace,
+    namespaces,
+    serviceAccounts: grants,
+    controllerNamespace,
+    sopsKinds,
+    ...(clusterKinds.length > 0 && { clusterKinds }),
+  };
+}
+
+const KIND = /^[A-Z][A-Za-z0-9]{0,62}$/;
+const GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** An entry of --allowed-cluster-kinds, `Kind` or `group/Kind`, as its "group/Kind" key. */
+function checkClusterKind(entry: string): string {
+  const slash = entry.lastIndexOf('/');
+  const group = slash < 0 ? '' : entry.slice(0, slash);
+  const kind = entry.slice(slash + 1);
+  if (!KIND.test(kind) || (slash >= 0 && (!GROUP.test(group) || group.length > 253))) {
+    throw new PolicyError(
+      'clusterKinds',
+      `${JSON.stringify(entry)} is not a kind: write Kind for the core group, group/Kind otherwise (e.g. apiextensions.k8s.io/CustomResourceDefinition); no wildcard`,
+    );
+  }
+  return `${group}/${kind}`;
+}
+
+/** "Namespace", "apiextensions.k8s.io/CustomResourceDefinition": a "group/Kind" key as the setting writes it. */
+export function clusterKindName(key: string): string {
+  return key.startsWith('/') ? key.slice(1) : key;
+}
+
+/**
+ * Why a source may not render a cluster-scoped object of this group and kind, as the end of a
+ * sentence whose subject is the object; undefined when it may (always, when the list is unset).
+ */
+export function clusterKindRefusal(
+  policy: RepositoryPolicy,
+  group: string,
+  kind: string,
+): string | undefined {
+  if (policy.clusterKinds === undefined || policy.clusterKinds.includes(`${group}/${kind}`)) return undefined;
+  const { flag, env } = POLICY_SETTINGS.clusterKinds;
+  return `is cluster-scoped, and its kind is not allowed for this repository (allowed: ${policy.clusterKinds.map(clusterKindName).join(', ')}; set by ${flag} or ${env})`;
 }
 
 /** Why no repository may ever use `namespace` ("is …"), or undefined. */
@@ -152,6 +204,7 @@ export function describePolicy(policy: RepositoryPolicy): {
   serviceAccounts: string[];
   controllerNamespace: string;
   sopsKinds: string[];
+  clusterKinds: string[] | 'unset';
 } {
   return {
     defaultNamespace: policy.defaultNamespace,
@@ -159,6 +212,7 @@ export function describePolicy(policy: RepositoryPolicy): {
     serviceAccounts: policy.serviceAccounts.map(formatGrant),
     controllerNamespace: policy.controllerNamespace,
     sopsKinds: sopsKindNames(policy.sopsKinds),
+    clusterKinds: policy.clusterKinds?.map(clusterKindName) ?? 'unset',
   };
 }
 

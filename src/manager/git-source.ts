@@ -9,15 +9,18 @@ import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
 import { type SigningKeySource, signingKeyFile } from '../git/signing-key-file.ts';
 import { publicKeyLine } from '../git/ssh-wire.ts';
-import { type GitSide, startGitSide } from '../gitops/git-side.ts';
+import { type GitSide, type GitSideOptions, startGitSide } from '../gitops/git-side.ts';
 import { describePolicy } from '../gitops/policy.ts';
 import { SignatureGate } from '../gitops/signature-gate.ts';
 import type { KubeClient } from '../kube/client.ts';
 import { whoAmI } from '../kube/who-am-i.ts';
 import type { Logger } from '../log/index.ts';
 import type { Metrics } from '../metrics/index.ts';
+import { Renderer } from '../render/renderer.ts';
 import type { ResultContext } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
+import { discoveredScopes, SourceApi } from '../sources/source-api.ts';
+import { SourceSync } from '../sources/source-sync.ts';
 import { VERSION } from '../version.ts';
 import { createWebhookHandler, type WebhookRequestHandler } from '../webhook/index.ts';
 import type { GitOptions, ManagerOptions, SignatureOptions } from './options.ts';
@@ -40,7 +43,7 @@ export interface TermHooks {
 }
 
 /** What the Git side shares with the rest of the process. */
-type Shared = Pick<ManagerOptions, 'controllerNamespace' | 'instance' | 'log'> & {
+type Shared = Pick<ManagerOptions, 'controllerNamespace' | 'watchNamespace' | 'instance' | 'log'> & {
   client: KubeClient;
   metrics: Metrics;
 };
@@ -105,6 +108,14 @@ function announce(o: GitOptions, repository: string, log: Logger): void {
       pollInterval: o.pollInterval,
       initial: o.initial,
       policy: describePolicy(o.policy),
+      ...(o.sources && {
+        sources: {
+          root: o.sources.root,
+          kustomize: o.sources.tools.kustomize ?? 'not installed',
+          helm: o.sources.tools.helm ?? 'not installed',
+          renderConcurrency: o.sources.limits.concurrency,
+        },
+      }),
       webhook: o.webhook !== undefined,
       commitStatus: o.commitStatus
         ? {
@@ -156,17 +167,38 @@ function signatureGate(options: SignatureOptions, log: Logger): SignatureGate {
   });
 }
 
-async function startGitTerm(
-  o: Shared & {
-    git: GitOptions;
-    repository: GitRepository;
-    context: ResultContext;
-    resultsSigningKey: SigningKeySource | undefined;
-    cache: TransactionCache;
-    hooks: TermHooks | undefined;
-  },
-  signal: AbortSignal,
-): Promise<GitSide> {
+type TermOptions = Shared & {
+  git: GitOptions;
+  repository: GitRepository;
+  context: ResultContext;
+  resultsSigningKey: SigningKeySource | undefined;
+  cache: TransactionCache;
+  hooks: TermHooks | undefined;
+};
+
+/** The sources step of a term (src/sources/), with a Renderer of its own, stopped with the term. */
+function sourcesStep(o: TermOptions): GitSideOptions['sources'] {
+  const settings = o.git.sources;
+  if (!settings) return undefined;
+  return (context) =>
+    new SourceSync({
+      ...context,
+      repository: o.repository,
+      branch: o.git.branch,
+      root: settings.root,
+      policy: o.git.policy,
+      api: new SourceApi(
+        context.objects,
+        { repository: o.repository.display, branch: o.git.branch, instance: o.instance },
+        o.watchNamespace,
+      ),
+      renderer: new Renderer({ tools: settings.tools, limits: settings.limits, logger: context.log }),
+      lookupScopes: (kinds) => discoveredScopes(context.objects, kinds),
+      context: o.context,
+    });
+}
+
+async function startGitTerm(o: TermOptions, signal: AbortSignal): Promise<GitSide> {
   const { git } = o;
   const side = await startGitSide(
     {
@@ -189,6 +221,7 @@ async function startGitTerm(
       log: o.log,
       commitStatus: git.commitStatus,
       onResultWritten: o.hooks?.onResultWritten,
+      sources: sourcesStep(o),
     },
     signal,
   );

@@ -9,6 +9,8 @@ import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { PollBudget } from '../gitops/poll-budget.ts';
 import type { SignerScopes } from '../gitops/signer-scopes.ts';
 import type { Logger } from '../log/index.ts';
+import type { RenderLimits } from '../render/limits.ts';
+import type { RenderTools } from '../render/tools.ts';
 import type { RetentionPolicy } from '../retention/select.ts';
 import type { LeaderTimings } from '../runtime/leader-election.ts';
 
@@ -89,6 +91,16 @@ export interface GitOptions {
   signatures?: SignatureOptions | undefined;
   /** --results-signing-key-file: results commits are signed with it; undefined: unsigned. */
   resultsSigningKeyFile?: string | undefined;
+  /** Sources (docs/sources.md): their folder and the render tools and bounds; undefined: none. */
+  sources?: SourceSettings | undefined;
+}
+
+/** Sources (docs/sources.md): where they are declared, and how they are rendered. */
+export interface SourceSettings {
+  /** --sources-root: the folder of the declarations. */
+  root: string;
+  tools: RenderTools;
+  limits: RenderLimits;
 }
 
 export interface SignatureOptions {

@@ -16,7 +16,7 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CommitInfo } from '../git/commit-info.ts';
 import { GitObjectTooLargeError } from '../git/input-limits.ts';
 import type { TreeEntry } from '../git/object-store.ts';
@@ -61,6 +61,19 @@ export async function privateFolder(fill: (root: string) => Promise<void>): Prom
     await checkout.remove();
     throw error;
   }
+}
+
+/**
+ * A folder on disk as the checkout (`janus validate` renders the sources of a local repository):
+ * the files are the folder's own, never copied; only the private HOME beside them is made, and
+ * removed after the render. The pre-checks and the tools' load restrictor still keep a render
+ * inside the folder; symbolic links there are the caller's (a CI checkout of its own repository).
+ */
+export async function localCheckout(folder: string): Promise<Checkout> {
+  const base = await mkdtemp(join(tmpdir(), 'janus-render-'));
+  const home = join(base, 'home');
+  await mkdir(home, { mode: 0o700 });
+  return { root: resolve(folder), home, remove: () => rm(base, { recursive: true, force: true }) };
 }
 
 interface FileEntry {

@@ -3,7 +3,7 @@
  * checkoutCommit within the repository's run, hand it to a Renderer as a RenderJob, get a
  * RenderResult: the objects in apply order, or a RenderFailure naming the tool, file and line.
  */
-export { type Checkout, checkoutCommit, type TreeSource } from './checkout.ts';
+export { type Checkout, checkoutCommit, localCheckout, type TreeSource } from './checkout.ts';
 export { CHECKOUT_LIMITS, DEFAULT_RENDER_LIMITS, type RenderLimits } from './limits.ts';
 export { RenderInputError } from './render-error.ts';
 export { Renderer, type RendererOptions, type RenderJob } from './renderer.ts';

@@ -6,6 +6,8 @@
 export const TRAILER_TRANSACTION = 'Janus-Transaction';
 export const TRAILER_PHASE = 'Janus-Phase';
 export const TRAILER_SOURCE = 'Janus-Source';
+/** The Source (`<namespace>/<name>`) whose commit the record is about (docs/sources.md). */
+export const TRAILER_SOURCE_NAME = 'Janus-Source-Name';
 /** The unique id of the result a commit carries (ResultRecord.id). */
 export const TRAILER_RESULT = 'Janus-Result';
 
@@ -27,6 +29,8 @@ export interface ResultTrailers {
   phase: string;
   /** The source commit (40 hex), when known. */
   source?: string;
+  /** A source's commit: the Source, `<namespace>/<name>`. */
+  sourceName?: string | undefined;
 }
 
 const SUBJECT_MAX = 100;
@@ -42,6 +46,8 @@ export function formatCommitMessage(
   lines.push(`${TRAILER_TRANSACTION}: ${oneLine(trailers.transaction)}`);
   lines.push(`${TRAILER_PHASE}: ${oneLine(trailers.phase)}`);
   if (trailers.source !== undefined) lines.push(`${TRAILER_SOURCE}: ${oneLine(trailers.source)}`);
+  if (trailers.sourceName !== undefined)
+    lines.push(`${TRAILER_SOURCE_NAME}: ${oneLine(trailers.sourceName)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -8,7 +8,13 @@
 import type { CommitInfo } from '../git/commit-info.ts';
 import type { GitSession } from '../git/repository.ts';
 import { printable } from '../text/printable.ts';
-import { parseTrailers, TRAILER_PHASE, TRAILER_SOURCE, TRAILER_TRANSACTION } from './commit-message.ts';
+import {
+  parseTrailers,
+  TRAILER_PHASE,
+  TRAILER_SOURCE,
+  TRAILER_SOURCE_NAME,
+  TRAILER_TRANSACTION,
+} from './commit-message.ts';
 
 export interface HistoryEntry {
   /** The results-branch commit that records it (`git show <record>`). */
@@ -23,6 +29,8 @@ export interface HistoryEntry {
   detail?: string;
   /** The source commit on the watched branch, when known. */
   source?: string;
+  /** A source's commit: the Source, `<namespace>/<name>` (docs/sources.md). */
+  sourceName?: string;
 }
 
 /** The entry a results commit makes, or undefined when it records no transaction (a baseline, a merge). */
@@ -36,6 +44,7 @@ export function historyEntryOf(commit: CommitInfo): HistoryEntry | undefined {
   if (!transaction || !phase) return undefined;
   const detail = detailOf(message.split('\n', 1)[0] ?? '', transaction, phase);
   const source = trailers[TRAILER_SOURCE];
+  const sourceName = trailers[TRAILER_SOURCE_NAME];
   return {
     record: commit.oid,
     recordedAt: new Date(commit.committer.timestamp * 1000).toISOString().replace('.000Z', 'Z'),
@@ -43,6 +52,7 @@ export function historyEntryOf(commit: CommitInfo): HistoryEntry | undefined {
     phase,
     ...(detail && { detail }),
     ...(source && { source }),
+    ...(sourceName && { sourceName }),
   };
 }
 
@@ -59,8 +69,14 @@ function detailOf(subject: string, transaction: string, phase: string): string |
  * every transaction.
  */
 export function matchesTransaction(entry: HistoryEntry, name: string | undefined): boolean {
+  return matchesName(entry.transaction, name);
+}
+
+/** `[namespace/]name` matches `<namespace>/<name>` exactly, or `<name>` in any namespace; undefined matches all. */
+function matchesName(full: string | undefined, name: string | undefined): boolean {
   if (name === undefined) return true;
-  return name.includes('/') ? entry.transaction === name : entry.transaction.endsWith(`/${name}`);
+  if (full === undefined) return false;
+  return name.includes('/') ? full === name : full.endsWith(`/${name}`);
 }
 
 export interface HistoryOptions {
@@ -68,6 +84,8 @@ export interface HistoryOptions {
   transaction?: string | undefined;
   /** Only the transactions of this namespace. */
   namespace?: string | undefined;
+  /** Only the records of this Source's commits, matched as a transaction name is. */
+  source?: string | undefined;
   /** Most entries to return: the newest ones. */
   limit: number;
   /** Most commits to walk (a guard for huge branches). Default 100,000. */
@@ -109,7 +127,8 @@ export async function readHistory(
     if (
       entry &&
       matchesTransaction(entry, options.transaction) &&
-      (options.namespace === undefined || entry.transaction.startsWith(`${options.namespace}/`))
+      (options.namespace === undefined || entry.transaction.startsWith(`${options.namespace}/`)) &&
+      matchesName(entry.sourceName, options.source)
     ) {
       if (entries.length === options.limit) return { tip, entries, more: true };
       entries.push(entry);

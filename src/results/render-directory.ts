@@ -18,6 +18,12 @@ import type { ResultRecord } from './result-record.ts';
 
 export const PHASE_REJECTED = 'Rejected';
 export const PHASE_IGNORED = 'Ignored';
+/** A source's commit whose render failed (src/sources/source-records.ts): nothing applied. */
+export const PHASE_RENDER_FAILED = 'RenderFailed';
+/** A source's commit whose render the policy or a bound refused: nothing applied. */
+export const PHASE_REFUSED = 'Refused';
+/** A source's commit a newer one was applied instead of. */
+export const PHASE_SUPERSEDED = 'Superseded';
 
 export interface DirectoryRef {
   /** The namespace the Transaction would live in (from transaction.yaml, else the default). */

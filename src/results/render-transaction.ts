@@ -4,7 +4,15 @@
  * rendering the same state twice gives the same bytes, so re-writing a result is a no-op.
  */
 import { stringify } from 'yaml';
-import type { Change, Condition, HealthCheckStatus, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
+import {
+  ANNOTATION_SOURCE_LEFT,
+  ANNOTATION_SOURCE_RENDER_DIGEST,
+  type Change,
+  type Condition,
+  type HealthCheckStatus,
+  type ItemStatus,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
 import { summaryCondition } from '../saga/status.ts';
 import { formatCommitMessage } from './commit-message.ts';
 import {
@@ -44,6 +52,7 @@ export function renderTransactionResult(txn: Transaction, context: ResultContext
     progress: `${counts.committed}/${counts.total}`,
     ...(message && { message }),
     source: renderSource(source),
+    ...(txn.spec.sourceRef && { render: renderOfSource(txn) }),
     serviceAccountName: txn.spec.serviceAccountName,
     ...(status.startedAt && { startedAt: status.startedAt }),
     ...(status.completedAt && { completedAt: status.completedAt }),
@@ -64,8 +73,57 @@ export function renderTransactionResult(txn: Transaction, context: ResultContext
       transaction: id,
       phase,
       ...(commit && { source: commit }),
+      ...(txn.spec.sourceRef && { sourceName: `${namespace}/${txn.spec.sourceRef.name}` }),
     }),
   };
+}
+
+/**
+ * A source's transaction (docs/sources.md): the source, the digest of the commit's render, and what
+ * the render dropped that the transaction leaves in the cluster, and why.
+ */
+function renderOfSource(txn: Transaction) {
+  const annotations = txn.metadata.annotations ?? {};
+  const digest = annotations[ANNOTATION_SOURCE_RENDER_DIGEST];
+  const left = leftInCluster(annotations);
+  return {
+    source: txn.spec.sourceRef?.name,
+    ...(digest && { digest }),
+    ...(left.length > 0 && { left: left.map((l) => l.message) }),
+  };
+}
+
+/** Sentences a source's transaction's ANNOTATION_SOURCE_LEFT may hold: 32 and "… and N more". */
+const MAX_LEFT = 33;
+
+/** One entry of ANNOTATION_SOURCE_LEFT (src/sources/source-transaction.ts leftAnnotation). */
+export interface LeftEntry {
+  apiVersion?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  reason?: string;
+  message: string;
+}
+
+/** The entries of ANNOTATION_SOURCE_LEFT; [] when absent or not such a list. */
+export function leftInCluster(annotations: Readonly<Record<string, string>>): LeftEntry[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(annotations[ANNOTATION_SOURCE_LEFT] ?? '[]');
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  const strings = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  return value
+    .filter(
+      (e): e is Record<string, unknown> =>
+        typeof e === 'object' && e !== null && typeof e.message === 'string',
+    )
+    .slice(0, MAX_LEFT)
+    .map((e) => strings(e) as unknown as LeftEntry);
 }
 
 function countItems(total: number, items: readonly ItemStatus[]): Counts {

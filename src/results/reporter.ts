@@ -244,6 +244,7 @@ export function renderMaterialized(txn: Transaction, context: ResultContext): Re
       transaction: id,
       phase: 'Pending',
       ...(commit && { source: commit }),
+      ...(txn.spec.sourceRef && { sourceName: `${txn.metadata.namespace}/${txn.spec.sourceRef.name}` }),
     }),
   };
 }

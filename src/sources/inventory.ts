@@ -88,3 +88,14 @@ export function inventoryAfter(
     return entry ? [entry] : [];
   });
 }
+
+/**
+ * The key of a repository's inventory digests, derived from the key that stamps its Transactions
+ * (the Git cursor's, src/gitops/state.ts): one secret the controller already keeps in its own
+ * namespace, which no tenant reads, used for two purposes kept apart. A lost cursor costs a new
+ * key: every digest then differs once, and the next commit of each source applies all its objects
+ * again (unchanged server-side applies); identities, and so pruning, are not affected.
+ */
+export function inventoryDigestKey(stampKey: string): Buffer {
+  return createHmac('sha256', stampKey).update('janus source inventory digests').digest();
+}

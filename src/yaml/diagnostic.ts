@@ -31,7 +31,11 @@ export type DiagnosticCode =
   /** --verify-signatures: a commit that changed the directory is not signed by an allowed signer. */
   | 'commit-signature'
   /** A SOPS-encrypted change file Janus cannot use (docs/operations.md, Encrypted Secrets). */
-  | 'invalid-sops';
+  | 'invalid-sops'
+  /** A source's render failed: the tool's message, at the file and line it names (docs/sources.md). */
+  | 'render-failed'
+  /** A source rendered an object its repository's policy refuses, or more than its bounds allow. */
+  | 'object-not-allowed';
 
 export interface Diagnostic {
   code: DiagnosticCode;

@@ -569,6 +569,15 @@ export const ANNOTATION_SOURCE_PATH = `${GROUP}/source-path`;
 export const ANNOTATION_SOURCE_STAMP = `${GROUP}/source-stamp`;
 /** Position of the source commit on the watched branch; orders contested locks. */
 export const ANNOTATION_SOURCE_SEQUENCE = `${GROUP}/source-sequence`;
+/** A source's transaction: the digest of the commit's whole render (src/sources/inventory.ts renderDigest). */
+export const ANNOTATION_SOURCE_RENDER_DIGEST = `${GROUP}/source-render-digest`;
+/**
+ * A source's transaction: what the render dropped and the transaction leaves in the cluster, and
+ * why (never pruned, or the source does not prune), as a JSON list of sentences, bounded.
+ */
+export const ANNOTATION_SOURCE_LEFT = `${GROUP}/source-left`;
+/** A source's transaction: the Source (in its namespace) whose commit it applies, for selection. */
+export const LABEL_SOURCE = `${GROUP}/source`;
 
 /**
  * The largest source-sequence Janus hands out: 2^40, a thousand directories a second for 34

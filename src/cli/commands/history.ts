@@ -21,7 +21,9 @@ Lists the outcomes recorded on the results branch, newest last (as argocd app hi
 which transaction, its phase, the detail of the commit subject (e.g. 3/3 changes), the source
 commit on the watched branch, and the results-branch commit that records it (git show it for the
 whole result file). With a name, only that transaction (<name> in any namespace, or
-<namespace>/<name>). It reads Git only, not the cluster: the record outlives every Transaction.
+<namespace>/<name>). With --source, only the records of that source's commits (docs/sources.md:
+its transactions, and the commits it rendered that became none: RenderFailed, Refused,
+Superseded). It reads Git only, not the cluster: the record outlives every Transaction.
 
 --repo is a local clone (default: the current directory) or the repository's https:// URL (with
 --git-token-file or JANUS_GIT_TOKEN when it needs credentials). In a clone, the local branch
@@ -45,6 +47,7 @@ the branch is longer than 100,000 commits past --verify-after).
 Examples:
   janus history
   janus history shop/deploy-v2
+  janus history --source shop/shop
   janus history --repo https://github.com/org/deploys --limit 100 -o json
   janus history --verify --allowed-signers-file janus-results.allowed_signers`,
   flags: {
@@ -56,6 +59,12 @@ Examples:
       description: 'the Git repository: a local clone, or an https:// URL',
     },
     ...RESULTS_BRANCH_FLAG,
+    source: {
+      type: 'string',
+      env: 'JANUS_HISTORY_SOURCE',
+      placeholder: '[namespace/]name',
+      description: "only the records of this source's commits",
+    },
     limit: {
       type: 'string',
       env: 'JANUS_HISTORY_LIMIT',
@@ -94,6 +103,7 @@ Examples:
     const after = verifyAfter(values.verify, values['verify-after']);
     const { history, read, display } = await readResultsHistory(values, {
       transaction,
+      source: values.source,
       limit,
       allowed,
       audit: { after },

@@ -49,15 +49,15 @@ Credentials are never sent over plain http:// unless --allow-insecure-http says 
 Exit status: 0 after a clean shutdown, 1 on a fatal error, 2 on a usage error.`,
   flags: RUN_FLAGS,
   async run(values) {
-    const { webhookSecret, webhookBindAddress, ...settings } = gitSettings(values);
+    const { webhookSecret, webhookBindAddress, sourcesRoot, ...settings } = gitSettings(values);
     const options = managerOptions(values, 'janus');
-    // Checked now; sources (docs/sources.md) render with them.
-    renderSettings(values);
+    const render = renderSettings(values);
     const secret = webhookSecret && (await readWebhookSecret(webhookSecret));
     await runManager({
       ...options,
       git: {
         ...settings,
+        sources: { root: sourcesRoot, ...render },
         pollInterval: values['poll-interval'],
         webhook:
           secret === undefined

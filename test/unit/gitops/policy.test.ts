@@ -50,6 +50,7 @@ describe('repositoryPolicy: what is configured', () => {
       serviceAccounts: ['deployer', 'payments/ci'],
       controllerNamespace: 'janus-system',
       sopsKinds: ['Secret'],
+      clusterKinds: 'unset',
     });
     expect(policy.serviceAccounts).toEqual([{ name: 'deployer' }, { namespace: 'payments', name: 'ci' }]);
     expect(
