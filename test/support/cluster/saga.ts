@@ -133,6 +133,37 @@ export type Subject =
   | { kind: 'ServiceAccount'; name: string; namespace: string }
   | { kind: 'User'; name: string; apiGroup: 'rbac.authorization.k8s.io' };
 
+/**
+ * A ClusterRole `name` with exactly these rules, bound cluster-wide to `subject` (a source's
+ * cluster-scoped objects); returns how to remove both.
+ */
+export async function grantClusterRole(
+  admin: Objects,
+  name: string,
+  rules: Rule[],
+  subject: Subject,
+): Promise<() => Promise<void>> {
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  await admin.create({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name }, rules });
+  await admin.create({
+    apiVersion: rbac,
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [subject],
+  });
+  const user =
+    subject.kind === 'ServiceAccount'
+      ? `system:serviceaccount:${subject.namespace}:${subject.name}`
+      : subject.name;
+  const first = rules[0];
+  if (first) await untilAuthorized(admin, '', user, first);
+  return async () => {
+    for (const kind of ['ClusterRoleBinding', 'ClusterRole'])
+      await admin.delete({ apiVersion: rbac, kind, name }).catch(() => undefined);
+  };
+}
+
 /** A Role `name` in `namespace` with exactly these rules, bound to `subject`. */
 export async function grantRole(
   admin: Objects,
