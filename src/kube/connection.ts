@@ -72,6 +72,8 @@ export class Connection {
   #authReadAt = Number.NEGATIVE_INFINITY;
   #requests = 0;
   readonly #exitAfterRequests: number | undefined;
+  /** Test-only: "<METHOD> <path regular expression>" of the request to die right after (see recordRequest). */
+  readonly #exitAfterRequest: { method: string; path: RegExp } | undefined;
 
   private constructor(server: URL, context: string, credentials: Credentials, userAgent: string) {
     this.server = server;
@@ -97,6 +99,8 @@ export class Connection {
     this.streamAgent = agent(STREAM_SOCKETS);
     const exitAfter = Number(process.env.JANUS_TEST_EXIT_AFTER_REQUESTS);
     this.#exitAfterRequests = Number.isInteger(exitAfter) && exitAfter > 0 ? exitAfter : undefined;
+    const [method, path] = (process.env.JANUS_TEST_EXIT_AFTER_REQUEST ?? '').split(' ', 2);
+    this.#exitAfterRequest = method && path ? { method, path: new RegExp(path) } : undefined;
   }
 
   static async fromKubeConfig(config: KubeConfig, userAgent = 'janus'): Promise<Connection> {
@@ -209,6 +213,12 @@ export class Connection {
     ) {
       // Test-only crash switch (JANUS_TEST_EXIT_AFTER_REQUESTS): die abruptly right after the k-th
       // request took effect, before the caller sees its answer, as a killed controller would.
+      process.kill(process.pid, 'SIGKILL');
+    }
+    const after = this.#exitAfterRequest;
+    // The same, right after the first successful request of this method to a matching path
+    // (JANUS_TEST_EXIT_AFTER_REQUEST="POST /transactions$"), when which one it is counts, not when.
+    if (after && record.method === after.method && record.status < 300 && after.path.test(record.path)) {
       process.kill(process.pid, 'SIGKILL');
     }
   }

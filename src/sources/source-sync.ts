@@ -319,7 +319,7 @@ export class SourceSync implements SourceStep {
     const ref = this.#ref(d, at, transactionNames(d.name, at)[0] as string);
     const log = this.#o.log.child({ source: keyOf(source), commit: at });
     if (rendered.kind === 'failed') {
-      await this.#recordSuperseded(d, source, at);
+      await this.#recordSuperseded(d, source, at, voided);
       await this.#record(renderRenderFailure(ref, rendered.failure, this.#o.context));
       const reason = formatDiagnostic(renderDiagnostic(rendered.failure, d.file));
       await this.#writeStatus(
@@ -338,6 +338,7 @@ export class SourceSync implements SourceStep {
       return;
     }
     if (rendered.kind === 'refused') {
+      await this.#recordSuperseded(d, source, at, voided);
       await this.#refuse(d, source, ref, rendered.refusals, rendered.more, poll);
       return;
     }
@@ -354,10 +355,11 @@ export class SourceSync implements SourceStep {
         log.debug('the same render as the last attempt: not tried again');
         return;
       case 'refuse':
+        await this.#recordSuperseded(d, source, at, voided);
         await this.#refuse(d, source, ref, [{ message: step.message }], 0, poll);
         return;
       case 'unchanged': {
-        await this.#recordSuperseded(d, source, at);
+        await this.#recordSuperseded(d, source, at, voided);
         const next = plan.kind === 'refused' ? [] : plan.next;
         await this.#writeStatus(
           source,
@@ -374,7 +376,7 @@ export class SourceSync implements SourceStep {
       }
       case 'transaction':
         if (plan.kind !== 'changes') return;
-        await this.#recordSuperseded(d, source, at);
+        await this.#recordSuperseded(d, source, at, voided);
         await this.#createTransaction(d, source, rendered, plan, poll);
         return;
     }
@@ -388,7 +390,6 @@ export class SourceSync implements SourceStep {
     more: number,
     poll: Poll,
   ): Promise<void> {
-    await this.#recordSuperseded(d, source, poll.at);
     await this.#record(renderRefusal(ref, refusals, more, this.#o.context));
     const count = refusals.length + more;
     const reason = `${refusals[0]?.message ?? 'refused'}${count > 1 ? ` (and ${count - 1} more)` : ''}`;
@@ -477,13 +478,17 @@ export class SourceSync implements SourceStep {
     throw new Error(`no free Transaction name for source ${namespace}/${d.name} at ${at}`);
   }
 
-  /** Records the commits since the last attempted one that this attempt leaves unapplied. */
-  async #recordSuperseded(d: SourceDeclaration, source: Source, at: string): Promise<void> {
+  /**
+   * Records the commits since the last attempted one that this attempt leaves unapplied; with
+   * `voided`, the last attempted one too (its transaction never began).
+   */
+  async #recordSuperseded(d: SourceDeclaration, source: Source, at: string, voided: boolean): Promise<void> {
     const from = source.status?.lastAttempted?.revision;
     if (!from || from === at) return;
     const skipped = await this.#o.repository.run((session) =>
       supersededCommits(session.store, from, at, [d.spec.path, d.file]),
     );
+    if (voided) skipped.commits.push(from);
     for (const commit of skipped.commits) {
       const name = transactionNames(d.name, commit)[0] as string;
       await this.#record(renderSuperseded(this.#ref(d, commit, name), at, this.#o.context));
