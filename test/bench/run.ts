@@ -4,7 +4,8 @@
  *
  *   npm run bench                      # everything
  *   npm run bench -- api latency       # some of: api, throughput, latency, memory, run-restart,
- *                                      # footprint, side-by-side, git, health, cli, isolation, ui, locks
+ *                                      # footprint, side-by-side, git, health, cli, isolation, ui, locks,
+ *                                      # sources
  *   npm run bench -- flags             # only when named: the long-running Node flags weighed
  *
  * side-by-side also runs the Go operator when JANUS_PRIOR_ART_SRC names its source (side-by-side.ts);
@@ -30,6 +31,7 @@ import { nodeFlagsTrade } from './node-flags-trade.ts';
 import { resultsPush } from './results-push.ts';
 import { runRestart } from './run-restart.ts';
 import { outcomeFigures, sideBySideJanus, sideBySidePriorArt } from './side-by-side.ts';
+import { sources } from './sources.ts';
 import { type Figure, show } from './stats.ts';
 import { throughput } from './throughput.ts';
 import { ui } from './ui.ts';
@@ -48,6 +50,7 @@ const ALL = [
   'isolation',
   'ui',
   'locks',
+  'sources',
 ] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const selected = chosen.length > 0 ? chosen : [...ALL];
@@ -77,6 +80,7 @@ try {
   if (selected.includes('isolation')) results['One tenant beside another'] = await isolation(bench, 5);
   if (selected.includes('ui')) results['The web view (janus ui)'] = await ui(bench, 5);
   if (selected.includes('locks')) results['Locks that block: the cost of a write'] = await locks(bench, 5);
+  if (selected.includes('sources')) results['Sources: a 500-object chart'] = await sources(bench, 3);
   if (selected.includes('git'))
     results.Git = {
       ...(await gitPoll(5)),
