@@ -339,7 +339,7 @@ export class SourceSync implements SourceStep {
     }
     if (rendered.kind === 'refused') {
       await this.#recordSuperseded(d, source, at, voided);
-      await this.#refuse(d, source, ref, rendered.refusals, rendered.more, poll);
+      await this.#refuse(source, ref, rendered.refusals, rendered.more, poll);
       return;
     }
     const plan = changesForRender({
@@ -356,7 +356,7 @@ export class SourceSync implements SourceStep {
         return;
       case 'refuse':
         await this.#recordSuperseded(d, source, at, voided);
-        await this.#refuse(d, source, ref, [{ message: step.message }], 0, poll);
+        await this.#refuse(source, ref, [{ message: step.message }], 0, poll);
         return;
       case 'unchanged': {
         await this.#recordSuperseded(d, source, at, voided);
@@ -383,7 +383,6 @@ export class SourceSync implements SourceStep {
   }
 
   async #refuse(
-    d: SourceDeclaration,
     source: Source,
     ref: SourceCommitRef,
     refusals: readonly Refusal[],
@@ -439,7 +438,7 @@ export class SourceSync implements SourceStep {
       const ref = this.#ref(d, at, name);
       if (bytes > MAX_TRANSACTION_BYTES) {
         const message = `its Transaction would be ${bytes} bytes, more than the ${MAX_TRANSACTION_BYTES} one API object may take: split the source, or its commit (${plan.changes.length} changes)`;
-        await this.#refuse(d, current, ref, [{ message }], 0, poll);
+        await this.#refuse(current, ref, [{ message }], 0, poll);
         return;
       }
       // The status names the transaction before it exists: a restart finds it, or finds it never was.
@@ -455,7 +454,7 @@ export class SourceSync implements SourceStep {
       const created = await this.#o.transactions.create(txn, stampKey);
       if (created.kind === 'refused') {
         if (created.field === 'metadata.name') continue; // a namesake someone else made: the next name
-        await this.#refuse(d, current, ref, [{ message: created.message }], 0, poll);
+        await this.#refuse(current, ref, [{ message: created.message }], 0, poll);
         return;
       }
       if (!this.#ours(created.transaction, d.name, at, poll)) continue;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import { POD_IMAGES } from '../../support/cluster/pod-images.ts';
-import { getTxn, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import { serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { availableWith } from '../../support/cluster/workloads.ts';
 import { createTestRepo, morePolls, recordedPhase, useGitServer, useJanus } from '../gitops/harness.ts';
 import {
@@ -168,7 +168,7 @@ describe("a source's failing commit", () => {
   }, async () => {
     await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
     const repo = await createTestRepo(git.server);
-    const run = await janus.start({
+    await janus.start({
       repo: repo.url,
       namespace: ns.name,
       args: sourceFlags(),
