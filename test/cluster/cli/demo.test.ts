@@ -171,21 +171,22 @@ describe('janus demo', () => {
       );
       await screenshot(page, 'history');
 
+      // The demo's own Git side: the shared test cluster keeps those of earlier janus runs beside it.
+      const repoPath = /janus run --repo (\S+)/.exec(demo.stderr())?.[1];
+      expect(repoPath).toBeDefined();
+      const side = page.locator('.git-side').filter({ hasText: repoPath ?? '' });
       await page.goto(`${origin}/#/git`);
-      await page.locator('.git-side', { hasText: 'active: polling' }).waitFor();
+      await side.filter({ hasText: 'active: polling' }).waitFor();
       await screenshot(page, 'git-side');
       // Suspend and resume, confirmed, as janus suspend and janus resume would.
-      await page.locator('.git-side button', { hasText: 'Suspend' }).click();
+      await side.locator('button', { hasText: 'Suspend' }).click();
       await page.locator('#confirm-reason').fill('change freeze');
       await page.locator('#confirm-go').click();
-      await page
-        .locator('.git-side', { hasText: 'suspended' })
-        .filter({ hasText: 'change freeze' })
-        .waitFor();
-      await page.locator('.git-side button', { hasText: 'Resume' }).click();
+      await side.filter({ hasText: 'suspended' }).filter({ hasText: 'change freeze' }).waitFor();
+      await side.locator('button', { hasText: 'Resume' }).click();
       await page.locator('#confirm-go').click();
       await page.locator('#git-result', { hasText: 'resumed; a poll is requested' }).waitFor();
-      await page.locator('.git-side', { hasText: 'active: polling' }).waitFor();
+      await side.filter({ hasText: 'active: polling' }).waitFor();
     } finally {
       await browser.close();
       demo.child.kill('SIGINT');
