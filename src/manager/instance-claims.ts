@@ -52,6 +52,8 @@ export class InstanceClaims {
   /** When this process first held the claim: kept if it must write the claim anew. */
   #acquiredAt: string | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** The renewal under way, if any: release() waits for it. */
+  #renewing: Promise<void> | undefined;
   #stopped = false;
 
   private constructor(client: KubeClient, me: Installation, log: Logger, now: () => number) {
@@ -97,22 +99,28 @@ export class InstanceClaims {
 
   /** Renews the claim every CLAIM_RENEW_MS until release(); `lost` is told once if it must stop. */
   start(lost: (error: Error) => void): void {
-    const renew = async () => {
-      if (this.#stopped) return;
+    const renew = async (): Promise<boolean> => {
+      if (this.#stopped) return false;
       try {
         await this.#refuseConflicts(await this.#write());
       } catch (e) {
         if (e instanceof InstanceClaimedError) {
           this.#log.error({ err: e }, 'instance claimed by another installation; stopping');
           lost(e);
-          return;
+          return false;
         }
         // The API server is away: the claim stays fresh for its lease, try again at the next turn.
         this.#log.warn({ err: e }, 'could not renew the instance claim');
       }
-      if (!this.#stopped) this.#timer = setTimeout(renew, CLAIM_RENEW_MS);
+      return true;
     };
-    this.#timer = setTimeout(renew, CLAIM_RENEW_MS);
+    const turn = () => {
+      this.#renewing = renew().then((again) => {
+        this.#renewing = undefined;
+        if (again && !this.#stopped) this.#timer = setTimeout(turn, CLAIM_RENEW_MS);
+      });
+    };
+    this.#timer = setTimeout(turn, CLAIM_RENEW_MS);
   }
 
   /** Whether an installation in `namespace` holds a fresh claim on this instance (as last listed). */
@@ -124,6 +132,13 @@ export class InstanceClaims {
   async release(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    // A renewal in flight would otherwise write the claim again after the delete (found gone, it
+    // creates it), leaving a stopped installation's claim fresh for a whole lease.
+    await this.#renewing;
+    await this.#deleteClaim();
+  }
+
+  async #deleteClaim(): Promise<void> {
     const ref = { apiVersion: API_VERSION, kind: CLAIM_KIND, name: claimName(this.#me) };
     try {
       const claim = await this.#objects.find<InstanceClaim>(ref);
@@ -144,7 +159,12 @@ export class InstanceClaims {
     const now = this.#now();
     const conflict = conflictingClaims(list.items, this.#me, now).find((c) => !mine || yieldsTo(mine, c));
     if (conflict) {
-      if (mine) await this.release();
+      if (mine) {
+        // Called by a renewal too, so not release(), which waits for the renewal in flight.
+        this.#stopped = true;
+        clearTimeout(this.#timer);
+        await this.#deleteClaim();
+      }
       throw new InstanceClaimedError(claimedMessage(this.#me, conflict, now));
     }
   }

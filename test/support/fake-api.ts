@@ -43,6 +43,7 @@ const PLURALS: Record<string, string> = {
   Lease: 'leases',
   Transaction: 'transactions',
   LockTable: 'locktables',
+  InstanceClaim: 'instanceclaims',
 };
 
 /** Kinds whose status is a subresource: a write of the object leaves it, a write of /status only it. */

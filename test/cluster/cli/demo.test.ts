@@ -200,6 +200,7 @@ describe('janus demo', () => {
   }, 600_000);
 
   it('refuses to touch a cluster whose namespace shop already exists (exit 2)', async () => {
+    await shopGone(); // a demo before this one may still be deleting its own
     await clients.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     try {
       const result = await janus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
