@@ -76,6 +76,7 @@ metadata:
   labels: {app.kubernetes.io/instance: {{ $.Release.Name }}, app: {{ $name }}}
   annotations: {shop.example/revision: {{ $revision | quote }}}
 spec:
+  clusterIP: None  # headless: two namespaces of 167 Services would not fit the test cluster's /24
   selector: {app: {{ $name }}}
   ports: [{name: http, port: 80, targetPort: 8080}]
 {{- else }}
