@@ -32,6 +32,24 @@ export interface TransactionPlan {
   changes: PlannedChange[];
   /** Why the directory could not be planned at all (invalid, missing ServiceAccount). */
   problems: string[];
+  /** When this is a source's transaction: which source, which commits, and what the render came to. */
+  source?: SourcePlanInfo;
+}
+
+/** A source of the pull request (docs/sources.md): rendered at base and head, its render changed. */
+export interface SourcePlanInfo {
+  /** The Source's name (its namespace is the plan's). */
+  name: string;
+  /** Its declaration, repository-relative. */
+  file: string;
+  /** The commits, in full. */
+  base: string;
+  head: string;
+  verdict: 'transaction' | 'no-transaction' | 'removed' | 'rejected' | 'render-failed' | 'refused';
+  /** What the render drops and the transaction leaves in the cluster, and why. */
+  left: string[];
+  /** What the head's render was compared with: the Source's inventory in the cluster, or the base's render. */
+  comparedWith: 'cluster' | 'base';
 }
 
 /** Compares what exists with what the dry run returned. */
@@ -96,6 +114,7 @@ export function invalidDirectory(
 export function planExitCode(plans: readonly TransactionPlan[]): 0 | 1 | 2 {
   const changes = plans.flatMap((p) => p.changes);
   if (plans.some((p) => p.problems.length > 0) || changes.some((c) => c.action === 'error')) return 2;
+  if (plans.some((p) => p.source?.verdict === 'removed')) return 1;
   return changes.some((c) => c.action !== 'unchanged') ? 1 : 0;
 }
 
@@ -119,6 +138,35 @@ const ACTION_TEXT: Record<PlanAction, string> = {
   error: 'REFUSED',
 };
 
+/** A source's transaction deletes only what it prunes. */
+function actionText(plan: TransactionPlan, action: PlanAction): string {
+  return plan.source && action === 'delete' ? 'would be pruned' : ACTION_TEXT[action];
+}
+
+const SOURCE_VERDICT_TEXT: Record<SourcePlanInfo['verdict'], string> = {
+  transaction: 'the merge would make this transaction',
+  'no-transaction': 'its render changes, but nothing would be applied or pruned: no transaction',
+  removed:
+    'its declaration is removed: the Source would be deleted, and what it applied stays in the cluster',
+  rejected: 'its declaration would be rejected',
+  'render-failed': 'its render would fail: nothing would be applied',
+  refused: 'its render would be refused: nothing would be applied',
+};
+
+/** "Source shop/web (sources/web.yaml), 3f2a9c1 → 9b8e7d6: …" and what the comparison was with. */
+function sourceHeading(plan: TransactionPlan, source: SourcePlanInfo): string {
+  return `Source ${plan.namespace}/${source.name} (${source.file}), ${source.base.slice(0, 7)} → ${source.head.slice(0, 7)}: ${SOURCE_VERDICT_TEXT[source.verdict]}`;
+}
+
+function comparedWithText(source: SourcePlanInfo): string {
+  return source.comparedWith === 'cluster'
+    ? "compared with the objects the Source holds in the cluster (its inventory) and the base's render"
+    : "compared with the base's render (no Source in the cluster to read)";
+}
+
+/** A tool's message of several lines stays under its heading: every line indented. */
+const indented = (text: string) => `  ${text.replace(/\n/g, '\n    ')}`;
+
 /** What `janus plan` prints on the terminal; printable, since paths, names and diffs are the pusher's. */
 export function renderPlan(plan: TransactionPlan): string {
   return printable(renderPlanText(plan), { keepTabs: true });
@@ -126,18 +174,24 @@ export function renderPlan(plan: TransactionPlan): string {
 
 function renderPlanText(plan: TransactionPlan): string {
   const id = `${plan.namespace}/${plan.name}`;
-  const lines: string[] = [
-    `Transaction ${id} (${plan.path})${plan.identity ? `, dry run as ${plan.identity}` : ''}`,
-  ];
+  const source = plan.source;
+  const lines: string[] = source ? [sourceHeading(plan, source)] : [];
+  if (source && source.verdict !== 'transaction') {
+    lines.push(...[...plan.problems, ...source.left].map(indented), '');
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push(`Transaction ${id} (${plan.path})${plan.identity ? `, dry run as ${plan.identity}` : ''}`);
+  if (source) lines.push(`  ${comparedWithText(source)}`);
   if (plan.problems.length > 0) {
     lines.push('  Cannot be planned:', ...plan.problems.map((p) => `  ${p}`), '');
     return `${lines.join('\n')}\n`;
   }
   for (const c of plan.changes) {
-    lines.push('', `[${c.index}] ${c.type} ${c.target}: ${ACTION_TEXT[c.action]}`);
+    lines.push('', `[${c.index}] ${c.type} ${c.target}: ${actionText(plan, c.action)}`);
     if (c.error) lines.push(`    ${c.error}`);
     if (c.diff) lines.push(c.diff.replace(/\n$/, ''));
   }
+  if (source && source.left.length > 0) lines.push('', 'Left in the cluster:', ...source.left.map(indented));
   lines.push('', `${id}: ${counts(plan.changes)}`, '');
   return `${lines.join('\n')}\n`;
 }
@@ -172,6 +226,7 @@ function fenceFor(text: string): string {
 export function renderMarkdown(plans: readonly TransactionPlan[]): string {
   const all = plans.flatMap((p) => p.changes);
   const broken = plans.filter((p) => p.problems.length > 0).length;
+  const sources = plans.filter((p) => p.source).length;
   const verdict =
     planExitCode(plans) === 2
       ? '❌ would be refused'
@@ -181,43 +236,64 @@ export function renderMarkdown(plans: readonly TransactionPlan[]): string {
   const out: string[] = [
     `### Janus plan: ${verdict}`,
     '',
-    `${plans.length} transaction(s): ${counts(all)}${broken > 0 ? `; ${broken} cannot be planned` : ''}.`,
+    `${plans.filter((p) => !p.source).length} transaction(s)${sources > 0 ? `, ${sources} source(s)` : ''}: ${counts(all)}${broken > 0 ? `; ${broken} cannot be planned` : ''}.`,
     '',
   ];
-  for (const plan of plans) {
-    const id = `${plan.namespace}/${plan.name}`;
-    out.push(
-      `#### ${markdownCode(id)} (${markdownCode(plan.path)})${plan.identity ? `, dry run as ${markdownCode(plan.identity)}` : ''}`,
-      '',
-    );
-    if (plan.problems.length > 0) {
-      out.push('**Cannot be planned:**', '', ...plan.problems.map((p) => `- ${markdownCode(p)}`), '');
-      continue;
-    }
-    out.push('| # | change | target | verdict |', '|---|---|---|---|');
-    for (const c of plan.changes) {
-      out.push(
-        `| ${c.index} | ${c.type} | ${cell(markdownCode(c.target))} | ${c.action === 'error' ? '❌ refused' : ACTION_TEXT[c.action]} |`,
-      );
-    }
-    out.push('');
-    for (const c of plan.changes.filter((x) => x.error))
-      out.push(`**Change ${c.index} would be refused:** ${markdownCode(c.error ?? '')}`, '');
-    for (const c of plan.changes.filter((x) => x.diff)) {
-      const diff = printable(c.diff, { keepTabs: true });
-      const fence = fenceFor(diff);
-      out.push(
-        `<details><summary>[${c.index}] ${c.type} ${htmlText(c.target)}: ${ACTION_TEXT[c.action]}</summary>`,
-        '',
-        `${fence}diff`,
-        diff.replace(/\n$/, ''),
-        fence,
-        '',
-        '</details>',
-        '',
-      );
-    }
-  }
+  for (const plan of plans) out.push(...markdownPlan(plan));
   out.push(`<sub>${PLAN_NOTE}</sub>`, '');
   return out.join('\n');
+}
+
+/** One transaction's (or one source's) part of the comment. */
+function markdownPlan(plan: TransactionPlan): string[] {
+  const id = `${plan.namespace}/${plan.name}`;
+  const as = plan.identity ? `, dry run as ${markdownCode(plan.identity)}` : '';
+  const source = plan.source;
+  const out: string[] = [];
+  if (source) {
+    const transaction =
+      source.verdict === 'transaction' ? `: ${markdownCode(id)}${as}; ${comparedWithText(source)}` : '';
+    out.push(
+      `#### Source ${markdownCode(`${plan.namespace}/${source.name}`)} (${markdownCode(source.file)}), ${markdownCode(source.base.slice(0, 7))} → ${markdownCode(source.head.slice(0, 7))}`,
+      '',
+      `${SOURCE_VERDICT_TEXT[source.verdict]}${transaction}.`,
+      '',
+    );
+    if (source.left.length > 0)
+      out.push('**Left in the cluster:**', '', ...source.left.map((l) => `- ${markdownCode(l)}`), '');
+    if (source.verdict !== 'transaction') {
+      if (plan.problems.length > 0) out.push(...plan.problems.map((p) => `- ${markdownCode(p)}`), '');
+      return out;
+    }
+  } else {
+    out.push(`#### ${markdownCode(id)} (${markdownCode(plan.path)})${as}`, '');
+  }
+  if (plan.problems.length > 0) {
+    out.push('**Cannot be planned:**', '', ...plan.problems.map((p) => `- ${markdownCode(p)}`), '');
+    return out;
+  }
+  out.push('| # | change | target | verdict |', '|---|---|---|---|');
+  for (const c of plan.changes) {
+    out.push(
+      `| ${c.index} | ${c.type} | ${cell(markdownCode(c.target))} | ${c.action === 'error' ? '❌ refused' : actionText(plan, c.action)} |`,
+    );
+  }
+  out.push('');
+  for (const c of plan.changes.filter((x) => x.error))
+    out.push(`**Change ${c.index} would be refused:** ${markdownCode(c.error ?? '')}`, '');
+  for (const c of plan.changes.filter((x) => x.diff)) {
+    const diff = printable(c.diff, { keepTabs: true });
+    const fence = fenceFor(diff);
+    out.push(
+      `<details><summary>[${c.index}] ${c.type} ${htmlText(c.target)}: ${actionText(plan, c.action)}</summary>`,
+      '',
+      `${fence}diff`,
+      diff.replace(/\n$/, ''),
+      fence,
+      '',
+      '</details>',
+      '',
+    );
+  }
+  return out;
 }

@@ -1,5 +1,9 @@
-/** `janus plan [dir]`: what the transactions of a directory would change in the cluster, as diffs. */
+/**
+ * `janus plan [dir]`: what the transactions of a directory, and with --base the transactions a pull
+ * request's sources would make, would change in the cluster, as diffs.
+ */
 
+import type { ParseResult } from '../../gitops/index.ts';
 import { whoAmI } from '../../kube/who-am-i.ts';
 import { connect } from '../cluster.ts';
 import {
@@ -12,13 +16,14 @@ import {
   UsageError,
 } from '../command.ts';
 import { formatDocument, outputFlag, parseOutput, processStreams } from '../output.ts';
-import { planTransaction } from '../plan-changes.ts';
+import { type PlanOptions, planTransaction } from '../plan-changes.ts';
 import {
   COMMENT_FAILED_EXIT,
   PLAN_COMMENT_FLAGS,
   planCommentTarget,
   postPlanComment,
 } from '../plan-comment.ts';
+import { planPullRequestSources } from '../plan-sources.ts';
 import {
   invalidDirectory,
   PLAN_NOTE,
@@ -50,6 +55,16 @@ Directories are checked against the repository's policy exactly as janus run che
 same --allowed-namespaces, --allowed-service-accounts and --default-namespace, or their JANUS_*
 variables): without --allowed-service-accounts every directory is refused.
 
+With --base <rev> (a full commit id or a ref of the local clone, e.g. origin/main), dir is the
+repository's root and its sources (docs/sources.md) are planned too: each source declared at the
+base or at --head (default HEAD) is rendered at both commits, from Git's object store, with the
+sandbox, bounds and policy of janus run; each whose render the pull request changes is shown as
+the transaction the merge would make (Source shop/web (sources/web.yaml), 3f2a9c1 → 9b8e7d6):
+its applies dry-run as the source's ServiceAccount under the source's field manager, its prunes,
+what it leaves in the cluster, or why nothing would be applied (a render failure with the tool's
+file and line, a refused object, a rejected declaration). The clone must hold the base (CI:
+fetch-depth 0).
+
 By default every read and dry run runs as the transaction's ServiceAccount (impersonation, as the
 controller will: an RBAC gap shows up here); --no-as-service-account plans as yourself.
 ${PLAN_NOTE}
@@ -69,6 +84,7 @@ Examples:
   janus plan transactions/deploy-v2 --allowed-namespaces shop --allowed-service-accounts deployer
   janus plan . -o markdown > plan.md        # a pull-request review comment
   janus plan . -o markdown --comment-on 42  # posted on pull request 42 (examples/ci)
+  janus plan . --base origin/main -o markdown --comment-on 42  # sources too
   janus plan . -o diff > plan.diff
   janus plan --no-as-service-account -o json | jq '.[].changes[] | {target, action}'`,
   flags: {
@@ -77,6 +93,20 @@ Examples:
     ...SETTINGS_FLAG,
     ...POLICY_CONTROLLER_NAMESPACE_FLAG,
     ...RENDER_FLAGS,
+    base: {
+      type: 'string',
+      env: 'JANUS_PLAN_BASE',
+      placeholder: 'rev',
+      description:
+        "the pull request's base (a full commit id or a ref such as origin/main): plan the sources whose render changes from it to --head; dir must be the repository's root",
+    },
+    head: {
+      type: 'string',
+      env: 'JANUS_PLAN_HEAD',
+      default: 'HEAD',
+      placeholder: 'rev',
+      description: "the pull request's head, with --base (a CI checkout of the merge result is HEAD)",
+    },
     'as-service-account': {
       type: 'boolean',
       env: 'JANUS_PLAN_AS_SERVICE_ACCOUNT',
@@ -96,30 +126,42 @@ Examples:
     const format = parseOutput(values.output, ['json', 'yaml', 'diff', 'markdown'] as const);
     const commentTarget = planCommentTarget(values);
     const policy = policyFromFlags(values, values['controller-namespace']);
-    // Checked now; sources (docs/sources.md) render with them.
-    renderSettings(values);
+    const render = renderSettings(values);
+    const base = values.base;
     const { stdout, stderr } = processStreams();
-    const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root });
-    if (parsed.length === 0) stderr.write(`${target}: no transaction directory found\n`);
+    const parsed = await parseDirectories(target, { policy, transactionsRoot: values.root }).catch(
+      (error: unknown) => {
+        // With --base the repository may hold sources only.
+        if (base !== undefined && error instanceof UsageError) return [];
+        throw error;
+      },
+    );
+    if (parsed.length === 0 && base === undefined)
+      stderr.write(`${target}: no transaction directory found\n`);
     const asServiceAccount = values['as-service-account'] && !values['no-as-service-account'];
-    // Invalid directories are reported without a cluster; only valid ones need one.
-    const cluster = parsed.some((d) => d.ok)
-      ? await connect({ ...values, namespace: undefined }, 'plan')
-      : undefined;
+    // Invalid directories are reported without a cluster; only valid ones and sources need one.
+    const cluster =
+      parsed.some((d) => d.ok) || base !== undefined
+        ? await connect({ ...values, namespace: undefined }, 'plan')
+        : undefined;
     const plans: TransactionPlan[] = [];
+    const show = (plan: TransactionPlan) => {
+      plans.push(plan);
+      if (!format) stderr.write(renderPlan(plan));
+    };
     try {
       const self = cluster && !asServiceAccount ? await whoAmI(cluster.client) : undefined;
-      for (const dir of parsed) {
-        const plan =
-          dir.ok && cluster
-            ? await planTransaction(dir.transaction, dir.path, {
-                objects: cluster.objects,
-                asServiceAccount,
-                self,
-              })
-            : invalidDirectory(dir.path, dir.namespace, dir.name, dir.ok ? [] : dir.diagnostics);
-        plans.push(plan);
-        if (!format) stderr.write(renderPlan(plan));
+      const options = cluster && { objects: cluster.objects, asServiceAccount, self };
+      for (const dir of parsed) show(await planDirectory(dir, options));
+      if (base !== undefined) {
+        const sources = await planPullRequestSources({
+          sources: { repository: target, base, head: values.head, root: values['sources-root'], policy },
+          render,
+          objects: cluster?.objects,
+          plan: options,
+        });
+        for (const note of sources.notes) stderr.write(`${note}\n`);
+        for (const plan of sources.plans) show(plan);
       }
     } finally {
       await cluster?.close();
@@ -140,3 +182,9 @@ Examples:
     return planExitCode(plans);
   },
 });
+
+function planDirectory(dir: ParseResult, options: PlanOptions | undefined): Promise<TransactionPlan> {
+  return dir.ok && options
+    ? planTransaction(dir.transaction, dir.path, options)
+    : Promise.resolve(invalidDirectory(dir.path, dir.namespace, dir.name, dir.ok ? [] : dir.diagnostics));
+}

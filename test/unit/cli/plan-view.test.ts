@@ -7,6 +7,7 @@ import {
   renderDiffs,
   renderMarkdown,
   renderPlan,
+  type SourcePlanInfo,
   type TransactionPlan,
 } from '../../../src/cli/plan-view.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
@@ -150,5 +151,111 @@ describe('planExitCode', () => {
     const tricky = { ...update, diff: '+  note: "```"\n' };
     const md = renderMarkdown([plan([tricky])]);
     expect(md).toContain('````diff\n+  note: "```"\n````');
+  });
+});
+
+describe('plans of sources', () => {
+  const BASE = 'a'.repeat(40);
+  const HEAD = 'b'.repeat(40);
+  const update = planChange(0, 'Apply', 'apps/v1 Deployment shop/web', cm({ a: '1' }), cm({ a: '2' }));
+  const prune = planChange(1, 'Delete', 'v1 ConfigMap shop/old', cm({ a: '1' }), undefined);
+  const source = (
+    verdict: SourcePlanInfo['verdict'],
+    more: Partial<TransactionPlan> = {},
+    info: Partial<SourcePlanInfo> = {},
+  ): TransactionPlan => ({
+    path: 'sources/web.yaml',
+    namespace: 'shop',
+    name: 'web-bbbbbbb',
+    changes: [],
+    problems: [],
+    ...more,
+    source: {
+      name: 'web',
+      file: 'sources/web.yaml',
+      base: BASE,
+      head: HEAD,
+      verdict,
+      left: [],
+      comparedWith: 'cluster',
+      ...info,
+    },
+  });
+
+  it('shows the transaction the merge would make: the source, its commits, an update with its diff and a prune', () => {
+    const plan = source(
+      'transaction',
+      { changes: [update, prune], identity: 'system:serviceaccount:shop:deployer' },
+      {
+        left: ['v1 ConfigMap shop/keep is left in the cluster: its render says tx.janus.io/prune: disabled'],
+      },
+    );
+    const text = renderPlan(plan);
+    expect(text).toContain(
+      'Source shop/web (sources/web.yaml), aaaaaaa → bbbbbbb: the merge would make this transaction\nTransaction shop/web-bbbbbbb (sources/web.yaml), dry run as system:serviceaccount:shop:deployer',
+    );
+    expect(text).toContain('[0] Apply apps/v1 Deployment shop/web: would change\n--- current');
+    expect(text).toContain('[1] Delete v1 ConfigMap shop/old: would be pruned');
+    expect(text).toContain('Left in the cluster:\n  v1 ConfigMap shop/keep is left in the cluster');
+    expect(text).toContain('shop/web-bbbbbbb: 0 to create, 1 to update, 1 to delete, 0 unchanged');
+    const md = renderMarkdown([plan]);
+    expect(md).toContain(
+      '0 transaction(s), 1 source(s): 0 to create, 1 to update, 1 to delete, 0 unchanged.',
+    );
+    expect(md).toContain('#### Source `shop/web` (`sources/web.yaml`), `aaaaaaa` → `bbbbbbb`');
+    expect(md).toContain(
+      'the merge would make this transaction: `shop/web-bbbbbbb`, dry run as `system:serviceaccount:shop:deployer`; compared with',
+    );
+    expect(md).toContain('| 1 | Delete | `v1 ConfigMap shop/old` | would be pruned |');
+    expect(md).toContain('<details><summary>[0] Apply apps/v1 Deployment shop/web: would change</summary>');
+    expect(planExitCode([plan])).toBe(1);
+  });
+
+  it('shows a render failure or a refusal as what would stop the merge, and exits 2', () => {
+    const failed = source('render-failed', {
+      problems: ['deploy/prod/kustomization.yaml:7: kustomize: bad'],
+    });
+    expect(renderPlan(failed)).toBe(
+      'Source shop/web (sources/web.yaml), aaaaaaa → bbbbbbb: its render would fail: nothing would be applied\n  deploy/prod/kustomization.yaml:7: kustomize: bad\n\n',
+    );
+    const refused = source('refused', {
+      problems: ['v1 ConfigMap kube-public/x: namespace kube-public is a Kubernetes system namespace'],
+    });
+    const md = renderMarkdown([refused]);
+    expect(md.split('\n')[0]).toBe('### Janus plan: ❌ would be refused');
+    expect(md).toContain(
+      'its render would be refused: nothing would be applied.\n\n- `v1 ConfigMap kube-public/x: namespace kube-public is a Kubernetes system namespace`',
+    );
+    expect(planExitCode([failed])).toBe(2);
+    expect(planExitCode([source('removed')])).toBe(1);
+    expect(planExitCode([source('no-transaction')])).toBe(0);
+  });
+
+  it("shows a pusher's paths, object names and the tools' messages as text", () => {
+    const evil = '[x](https://evil.example) @here <img src=x> `';
+    const plan = source(
+      'render-failed',
+      {
+        path: `sources/${evil}.yaml`,
+        problems: [`deploy/${evil}/kustomization.yaml:1: kustomize: ${evil}\n# Approved`],
+      },
+      {
+        name: evil,
+        file: `sources/${evil}.yaml`,
+        left: [`v1 ConfigMap shop/${evil} is left in the cluster`],
+      },
+    );
+    const md = renderMarkdown([plan]);
+    for (const line of md.split('\n').filter((l) => l.includes('evil')))
+      expect(line).toMatch(/^(#### Source ``|- ``)/);
+    expect(md).not.toMatch(/^# Approved/m);
+    const changed = source('transaction', {
+      changes: [{ ...prune, target: `v1 ConfigMap shop/${evil}</summary>`, diff: '-  a: "1"\n' }],
+    });
+    const md2 = renderMarkdown([changed]);
+    expect(md2).toContain(
+      '<summary>[1] Delete v1 ConfigMap shop/[x](https://evil.example) @here &lt;img src=x&gt; `&lt;/summary&gt;: would be pruned</summary>',
+    );
+    expect(renderPlan(plan)).toContain('\n    # Approved');
   });
 });

@@ -1,0 +1,264 @@
+/**
+ * The sources side of `janus plan --base <rev>` (docs/sources.md, "Where people look"): every
+ * source declared at the base or the head commit of the local repository, read with the
+ * declaration reader `janus run` uses and rendered at both commits from Git's object store (as
+ * `janus run` writes a commit: checkoutCommit) through one Renderer, with the same sandbox, bounds
+ * and policy; each source whose render the pull request changes becomes the Transaction the merge
+ * would make (decideSourcePlan), whose changes are then dry-run as a directory's are
+ * (planTransaction: as the source's ServiceAccount, under the source's field manager).
+ */
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { API_VERSION, type InventoryEntry, SOURCE_KIND, type Source } from '../api/v1alpha1/index.ts';
+import { ObjectStore } from '../git/object-store.ts';
+import type { RepositoryPolicy } from '../gitops/policy.ts';
+import { commitReader } from '../gitops/tree-reader.ts';
+import { isForbidden, isNotFound } from '../kube/errors.ts';
+import { type Objects, UnknownKindError } from '../kube/resources.ts';
+import { checkoutCommit } from '../render/checkout.ts';
+import { Renderer } from '../render/renderer.ts';
+import { readDeclarations } from '../sources/declaration.ts';
+import { offlineScopes, renderSource } from '../sources/render-source.ts';
+import { discoveredScopes } from '../sources/source-api.ts';
+import { decideSourcePlan, type SourcePlanDecision, type SourceSide } from '../sources/source-plan.ts';
+import { transactionNames } from '../sources/source-transaction.ts';
+import { UsageError } from './command.ts';
+import { type PlanOptions, planTransaction } from './plan-changes.ts';
+import { invalidDirectory, type SourcePlanInfo, type TransactionPlan } from './plan-view.ts';
+import type { RenderSettings } from './render-settings.ts';
+
+export interface SourcesToPlan {
+  /** The repository's working copy (it holds `.git`). */
+  repository: string;
+  base: string;
+  head: string;
+  root: string;
+  policy: RepositoryPolicy;
+}
+
+/**
+ * Every source the pull request changes, planned (`janus plan --base`), and what to tell the
+ * person besides: a sources folder refused as a whole is a plan of its own with its problems.
+ */
+export async function planPullRequestSources(o: {
+  sources: SourcesToPlan;
+  render: RenderSettings;
+  /** The person's client (discovery, the Source in the cluster); none offline. */
+  objects: Objects | undefined;
+  plan: PlanOptions | undefined;
+}): Promise<{ plans: TransactionPlan[]; notes: string[] }> {
+  const renderer = new Renderer({ tools: o.render.tools, limits: o.render.limits });
+  try {
+    const rendered = await renderSourcesAtBoth(o.sources, renderer, o.objects);
+    const plans = await planSources(rendered, {
+      repository: o.sources.repository,
+      branch: o.sources.head,
+      objects: o.objects,
+      plan: o.plan,
+    });
+    const notes =
+      plans.length === 0 && rendered.problems.length === 0
+        ? [`no source's render changes from ${rendered.base.slice(0, 7)} to ${rendered.head.slice(0, 7)}`]
+        : [];
+    if (rendered.problems.length > 0) {
+      // The folder as a whole is refused (too many files): janus run reads no source of it.
+      const folder = invalidDirectory(o.sources.root, '', o.sources.root, []);
+      plans.push({ ...folder, problems: rendered.problems });
+    }
+    return { plans, notes };
+  } finally {
+    renderer.stop();
+  }
+}
+
+/** Both commits resolved, and every source of either, rendered at both. */
+export interface RenderedSources {
+  base: string;
+  head: string;
+  sources: {
+    key: string;
+    file: string;
+    name: string;
+    namespace: string;
+    base: SourceSide;
+    head: SourceSide;
+  }[];
+  /** About a sources folder as a whole (too many files): no source of that side is read. */
+  problems: string[];
+  /** The plan's own key of render digests. */
+  digestKey: Uint8Array;
+}
+
+/**
+ * Renders every source of the base and the head commit. `objects`: discovery settles the scopes
+ * of kinds the render does not (offline without it, every such kind namespaced).
+ */
+export async function renderSourcesAtBoth(
+  o: SourcesToPlan,
+  renderer: Renderer,
+  objects: Objects | undefined,
+): Promise<RenderedSources> {
+  const store = new ObjectStore(await gitdirOf(o.repository));
+  // The store serves one operation at a time (its caches); renders ask for checkouts at once.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  try {
+    const base = await resolveRevision(store, o.base, '--base');
+    const head = await resolveRevision(store, o.head, '--head');
+    const digestKey = randomBytes(32);
+    const lookupScopes = objects
+      ? (kinds: Parameters<typeof discoveredScopes>[1]) => discoveredScopes(objects, kinds)
+      : offlineScopes;
+    const problems: string[] = [];
+    const sides = new Map<string, RenderedSources['sources'][number]>();
+    for (const [side, commit] of [
+      ['base', base],
+      ['head', head],
+    ] as const) {
+      const declarations = await serial(() =>
+        readDeclarations(commitReader(store, commit), o.root, o.policy),
+      );
+      for (const p of declarations.problems)
+        problems.push(`${side} ${commit.slice(0, 7)}: ${p.file}: ${p.message}`);
+      const entry = (key: string, file: string, name: string, namespace: string) => {
+        const found = sides.get(key);
+        if (found) return found;
+        const made = { key, file, name, namespace, base: ABSENT, head: ABSENT };
+        sides.set(key, made);
+        return made;
+      };
+      for (const r of declarations.rejected)
+        entry(`${r.namespace}/${r.name}`, r.file, r.name, r.namespace)[side] = {
+          kind: 'rejected',
+          file: r.file,
+          diagnostics: r.diagnostics,
+        };
+      await Promise.all(
+        declarations.sources.map(async (d) => {
+          const render = await renderSource(d, () => serial(() => checkoutCommit(store, commit)), {
+            renderer,
+            policy: o.policy,
+            lookupScopes,
+            digestKey,
+          });
+          entry(`${d.namespace}/${d.name}`, d.file, d.name, d.namespace)[side] = {
+            kind: 'declared',
+            declaration: d,
+            render,
+          };
+        }),
+      );
+    }
+    const sources = [...sides.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { base, head, sources, problems, digestKey };
+  } finally {
+    await serial(() => store.close());
+  }
+}
+
+const ABSENT: SourceSide = { kind: 'absent' };
+
+/**
+ * The plan of each source the pull request changes: decided, then (for a transaction) dry-run
+ * change by change. `objects` is the person's client: it reads the Source in the cluster.
+ */
+export async function planSources(
+  rendered: RenderedSources,
+  context: {
+    repository: string;
+    branch: string;
+    objects: Objects | undefined;
+    plan: PlanOptions | undefined;
+  },
+): Promise<TransactionPlan[]> {
+  const plans: TransactionPlan[] = [];
+  for (const s of rendered.sources) {
+    const input = {
+      base: s.base,
+      head: s.head,
+      headCommit: rendered.head,
+      digestKey: rendered.digestKey,
+      repository: context.repository,
+      branch: context.branch,
+    };
+    if (decideSourcePlan(input).verdict === 'unchanged') continue;
+    const cluster = context.objects
+      ? await clusterInventory(context.objects, s.namespace, s.name)
+      : undefined;
+    const decision = decideSourcePlan({ ...input, clusterInventory: cluster });
+    const info: SourcePlanInfo = {
+      name: s.name,
+      file: s.file,
+      base: rendered.base,
+      head: rendered.head,
+      verdict: decision.verdict as SourcePlanInfo['verdict'],
+      left: 'left' in decision ? decision.left : [],
+      comparedWith: cluster ? 'cluster' : 'base',
+    };
+    plans.push(await planOf(decision, s, info, rendered.head, context.plan));
+  }
+  return plans;
+}
+
+async function planOf(
+  decision: SourcePlanDecision,
+  s: RenderedSources['sources'][number],
+  info: SourcePlanInfo,
+  head: string,
+  options: PlanOptions | undefined,
+): Promise<TransactionPlan> {
+  const name = transactionNames(s.name, head)[0] as string;
+  const base = { path: s.file, namespace: s.namespace, name, changes: [], problems: [], source: info };
+  if (decision.verdict === 'transaction') {
+    if (!options)
+      return { ...base, problems: ['no cluster to dry-run the changes against (a kubeconfig is needed)'] };
+    return { ...(await planTransaction(decision.transaction, s.file, options)), source: info };
+  }
+  return 'problems' in decision ? { ...base, problems: decision.problems } : base;
+}
+
+/** The Source's inventory in the cluster; undefined when there is none or it may not be read. */
+async function clusterInventory(
+  objects: Objects,
+  namespace: string,
+  name: string,
+): Promise<InventoryEntry[] | undefined> {
+  try {
+    const source = await objects.find<Source>({
+      apiVersion: API_VERSION,
+      kind: SOURCE_KIND,
+      namespace,
+      name,
+    });
+    return source?.status?.inventory;
+  } catch (error) {
+    // No Source CRD in the cluster, or a person who may not read Sources: compared with the base.
+    if (isForbidden(error) || isNotFound(error) || error instanceof UnknownKindError) return undefined;
+    throw error;
+  }
+}
+
+async function gitdirOf(repository: string): Promise<string> {
+  const gitdir = join(resolve(repository), '.git');
+  if (!(await stat(gitdir).catch(() => undefined))?.isDirectory())
+    throw new UsageError(
+      `${repository}: no .git folder: --base plans sources from the repository's commits, so plan its root (a clone, not a worktree)`,
+    );
+  return gitdir;
+}
+
+/** A full commit id, or a ref (a branch, `origin/main`, a tag, HEAD), as a commit this clone has. */
+async function resolveRevision(store: ObjectStore, revision: string, flag: string): Promise<string> {
+  const oid = /^[0-9a-f]{40}$/.test(revision) ? revision : await store.resolveRef(revision);
+  const commit = oid && (await store.findCommit(oid));
+  if (!commit)
+    throw new UsageError(
+      `${flag} ${revision}: no such commit in this clone (a full commit id or a ref; a shallow CI clone needs the base fetched, e.g. actions/checkout with fetch-depth: 0)`,
+    );
+  return commit.oid;
+}
