@@ -1,7 +1,7 @@
 /** What `janus status` prints: the Transaction table, and one Transaction in detail. Pure. */
 import type { AnalysisCheckStatus, Condition, ItemStatus, Transaction } from '../api/v1alpha1/index.ts';
 import type { ShownEvent } from '../kube/events.ts';
-import { changeOutcome } from '../results/index.ts';
+import { changeOutcome, sourceCommit } from '../results/index.ts';
 import { bakeCountdown } from '../saga/bake-window.ts';
 import { printable } from '../text/printable.ts';
 import { ageOf, renderTable, truncate } from './table.ts';
@@ -134,6 +134,12 @@ export function nextStepHint(txn: Transaction): string | undefined {
   }
 }
 
+/** "commit 3f2a9c1 of Source shop/web": what a source's transaction applies (status, trace). */
+export function sourceApplies(namespace: string, source: string, revision: string | undefined): string {
+  const commit = sourceCommit(revision);
+  return `${commit ? `commit ${commit.slice(0, 7)}` : 'a commit'} of Source ${namespace}/${source}`;
+}
+
 export function renderTransactionDetail(
   txn: Transaction,
   events: readonly TransactionEvent[],
@@ -162,7 +168,7 @@ export function renderTransactionDetail(
     ...field(
       'Applies',
       txn.spec.sourceRef &&
-        `a commit of Source ${txn.metadata.namespace}/${txn.spec.sourceRef.name} (kubectl get source -n ${txn.metadata.namespace} ${txn.spec.sourceRef.name})`,
+        `${sourceApplies(txn.metadata.namespace ?? '', txn.spec.sourceRef.name, source?.revision)} (kubectl get source -n ${txn.metadata.namespace} ${txn.spec.sourceRef.name})`,
     ),
     ...field('Created', when(txn.metadata.creationTimestamp, nowMs)),
     ...field('Started', when(status.startedAt, nowMs)),

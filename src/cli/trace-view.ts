@@ -4,6 +4,7 @@ import { type KubeObject, splitApiVersion } from '../kube/resources.ts';
 import { changeOutcome, resultPath } from '../results/index.ts';
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
 import { printable } from '../text/printable.ts';
+import { sourceApplies } from './status-view.ts';
 
 export interface AppliedBy {
   namespace: string;
@@ -136,7 +137,7 @@ function renderTraceText(report: TraceReport): string {
         .join(' '),
     );
   else field('source', 'created directly, not from Git');
-  if (a.sourceName) field('applies', `a commit of Source ${a.namespace}/${a.sourceName}`);
+  if (a.sourceName) field('applies', sourceApplies(a.namespace, a.sourceName, a.source?.revision));
   field('finished', a.completedAt);
   field('results', a.resultFile);
   return `${lines.join('\n')}\n`;

@@ -169,3 +169,36 @@ describe('the analysis of the bake window', () => {
     expect(renderTransactionDetail(committed, [], NOW)).not.toContain('Analysis');
   });
 });
+
+describe("a source's transaction", () => {
+  const commit = '3f2a9c1'.padEnd(40, '0');
+  const fromSource = (revision: string | undefined) => {
+    const t = committed;
+    return {
+      ...t,
+      spec: { ...t.spec, sourceRef: { name: 'web' } },
+      status: {
+        ...t.status,
+        source: {
+          repository: 'https://git.example/shop.git',
+          path: 'sources/web.yaml',
+          ...(revision && { revision }),
+        },
+      },
+    };
+  };
+
+  it('says which Source and which commit of it it applies', () => {
+    const text = renderTransactionDetail(fromSource(`main@sha1:${commit}`), [], NOW);
+    expect(text).toMatch(
+      /Source:\s+https:\/\/git\.example\/shop\.git sources\/web\.yaml at main@sha1:3f2a9c1/,
+    );
+    expect(text).toMatch(/Applies:\s+commit 3f2a9c1 of Source shop\/web \(kubectl get source -n shop web\)/);
+  });
+
+  it('says a commit of the Source when its revision is not known', () => {
+    expect(renderTransactionDetail(fromSource(undefined), [], NOW)).toMatch(
+      /Applies:\s+a commit of Source shop\/web/,
+    );
+  });
+});

@@ -74,3 +74,25 @@ describe('janus trace believes a stamp only on an object its change targets', ()
     expect(renderTrace(report)).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 });
+
+describe("janus trace of an object a source's transaction wrote", () => {
+  it('names the Source and the commit it applied', () => {
+    const base = txn({ phase: 'Committed' });
+    const release = {
+      ...base,
+      spec: { ...base.spec, sourceRef: { name: 'web' } },
+      status: {
+        ...base.status,
+        source: {
+          repository: 'https://git.example/shop.git',
+          path: 'sources/web.yaml',
+          revision: `main@sha1:${'9b8e7d6'.padEnd(40, '1')}`,
+        },
+      },
+    };
+    const web = stamped('Deployment', 'apps/v1', 'web', 'shop/deploy-v2@uid-1#1');
+    const report = traceReport(web, release);
+    expect(report.appliedBy).toMatchObject({ sourceName: 'web' });
+    expect(renderTrace(report)).toMatch(/applies:\s+commit 9b8e7d6 of Source shop\/web\n/);
+  });
+});
