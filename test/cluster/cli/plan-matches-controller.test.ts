@@ -3,7 +3,9 @@
  * the plan shows as going through is not refused at prepare, and a change it shows as refused is
  * refused by the controller for the same reason, in the same words. Each case is one directory,
  * planned with `janus plan` (a separate process, as CI runs it) and then created as a Transaction
- * for a controller process, on targets set up afresh for it.
+ * for a controller process, on targets set up afresh for it. For sources, the same agreement is
+ * test/cluster/sources/plan-sources.test.ts: a pull request planned, then merged, and the
+ * transaction janus run makes compared with the plan's.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
