@@ -164,6 +164,9 @@ function comparedWithText(source: SourcePlanInfo): string {
     : "compared with the base's render (no Source in the cluster to read)";
 }
 
+/** "<namespace>/<name>"; a plan of no namespace (the sources folder as a whole) is its name. */
+const idOf = (plan: TransactionPlan) => (plan.namespace ? `${plan.namespace}/${plan.name}` : plan.name);
+
 /** A tool's message of several lines stays under its heading: every line indented. */
 const indented = (text: string) => `  ${text.replace(/\n/g, '\n    ')}`;
 
@@ -173,7 +176,7 @@ export function renderPlan(plan: TransactionPlan): string {
 }
 
 function renderPlanText(plan: TransactionPlan): string {
-  const id = `${plan.namespace}/${plan.name}`;
+  const id = idOf(plan);
   const source = plan.source;
   const lines: string[] = source ? [sourceHeading(plan, source)] : [];
   if (source && source.verdict !== 'transaction') {
@@ -246,7 +249,7 @@ export function renderMarkdown(plans: readonly TransactionPlan[]): string {
 
 /** One transaction's (or one source's) part of the comment. */
 function markdownPlan(plan: TransactionPlan): string[] {
-  const id = `${plan.namespace}/${plan.name}`;
+  const id = idOf(plan);
   const as = plan.identity ? `, dry run as ${markdownCode(plan.identity)}` : '';
   const source = plan.source;
   const out: string[] = [];
