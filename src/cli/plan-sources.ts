@@ -222,7 +222,7 @@ async function planOf(
   return 'problems' in decision ? { ...base, problems: decision.problems } : base;
 }
 
-/** The Source's inventory in the cluster; undefined when there is none or it may not be read. */
+/** The Source's inventory in the cluster; undefined when there is no Source or it may not be read. */
 async function clusterInventory(
   objects: Objects,
   namespace: string,
@@ -235,7 +235,8 @@ async function clusterInventory(
       namespace,
       name,
     });
-    return source?.status?.inventory;
+    // A Source that never committed a transaction holds nothing yet: every object is new.
+    return source ? (source.status?.inventory ?? []) : undefined;
   } catch (error) {
     // No Source CRD in the cluster, or a person who may not read Sources: compared with the base.
     if (isForbidden(error) || isNotFound(error) || error instanceof UnknownKindError) return undefined;
