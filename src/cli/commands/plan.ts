@@ -76,8 +76,9 @@ Actions (GITHUB_REPOSITORY, GITHUB_API_URL) and GitLab CI (CI_PROJECT_ID, CI_API
 token comes from --forge-token-file, JANUS_FORGE_TOKEN or GITHUB_TOKEN. A comment over the
 forge's limit (GitHub 65,536 characters) is cut with a note; stdout always holds all of it.
 
-Exit status: 0 nothing would change; 1 something would change; 2 a directory is invalid, or a
-change would be refused (or a usage error); 3 the comment could not be posted (the forge's
+Exit status: 0 nothing would change; 1 something would change; 2 a directory or a source's
+declaration is invalid, a source's render fails or is refused, or a change would be refused (or
+a usage error); 3 the comment could not be posted (the forge's
 answer is printed).
 
 Examples:
