@@ -3,6 +3,7 @@ import { defineCommand, type Flags, UsageError } from '../command.ts';
 import { Cleanup } from '../demo/cleanup.ts';
 import { prerequisiteProblems } from '../demo/cluster.ts';
 import { Narrator } from '../demo/progress.ts';
+import { sourcesStepCount, tellSourcesStory } from '../demo/sources-story.ts';
 import { stepCount, tellStory } from '../demo/story.ts';
 import { onInterrupt } from '../interrupt.ts';
 import { processStreams } from '../output.ts';
@@ -20,6 +21,12 @@ const DEMO_FLAGS = {
     type: 'boolean',
     env: 'JANUS_DEMO_KEEP',
     description: 'keep everything running at the end, to look around, until Ctrl-C',
+  },
+  sources: {
+    type: 'boolean',
+    env: 'JANUS_DEMO_SOURCES',
+    description:
+      'tell the sources story instead: the shop as a Kustomize overlay kept by a Source, each commit one transaction (builds kustomize and helm the first time)',
   },
   ui: {
     type: 'boolean',
@@ -64,8 +71,20 @@ can be started; its URL is printed either way), so the story can be watched ther
 transactions as they run, the bake window, the rollbacks in reverse order, the results branch.
 Everything then keeps running at the end until Ctrl-C, as with --keep.
 
-With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed), creates the
-namespace shop there and deletes it at the end; the CRD and RBAC stay installed.
+With --sources it tells the sources story instead (docs/sources.md): the shop as a Kustomize
+overlay (examples/sources) kept by a Source. It builds kustomize and helm the first time
+(test/kube-testenv/build-render-tools.sh, about 5 minutes, cached in
+~/.cache/janus/render-tools; without Go, the build in that cache) and gives them to janus run;
+commit 1 applies release 1; commit 2 (examples/sources-release-2) changes the image and the
+settings of a generated ConfigMap, whose name is a hash of them: one transaction creates the new
+ConfigMap, updates the Deployment and prunes the old ConfigMap; commit 3
+(examples/sources-release-3) is a release whose pods never become ready: the health gate fails
+and Janus rolls the whole commit back (the Deployment as commit 2 left it, the pruned ConfigMap
+re-created) while release 2 keeps serving; then kubectl get jsrc and the results branch.
+
+With --kubeconfig it uses an existing cluster instead of step 1 (no Go needed, but for
+kustomize with --sources when it is not built yet), creates the namespace shop there and
+deletes it at the end; the CRD and RBAC stay installed.
 
 Exit status: 0 the demo ran to the end; 1 something failed (the end of the main job's log is
 shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctrl-C.`,
@@ -75,17 +94,19 @@ shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctr
     // Every flag is checked before the control plane is built or started.
     const waitMs = parseTimeout(values.timeout);
     if (waitMs <= 0) throw new UsageError(`--timeout ${values.timeout}: must be more than 0s`);
-    const problems = prerequisiteProblems(values.kubeconfig === undefined);
+    const local = values.kubeconfig === undefined;
+    const problems = prerequisiteProblems(local, values.sources);
     if (problems.length > 0) throw new UsageError(`cannot run the demo:\n  ${problems.join('\n  ')}`);
     const { stderr } = processStreams();
-    const narrator = new Narrator(stderr, stepCount(values.kubeconfig === undefined));
+    const narrator = new Narrator(stderr, values.sources ? sourcesStepCount(local) : stepCount(local));
     const cleanup = new Cleanup();
     const interrupt = onInterrupt();
     narrator.say(
       'Janus demo: transactional GitOps for Kubernetes, end to end on this machine. Ctrl-C stops it cleanly.',
     );
+    const story = values.sources ? tellSourcesStory : tellStory;
     try {
-      await tellStory({
+      await story({
         kubeconfig: values.kubeconfig,
         waitMs,
         ui: values.ui,
@@ -97,7 +118,9 @@ shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctr
           narrator.say(`\nEverything keeps running until you press Ctrl-C. In another terminal, try:`);
           narrator.detail(`export KUBECONFIG=${info.adminKubeconfig}`);
           narrator.detail('./bin/janus status -A');
-          narrator.detail('./bin/janus status deploy-v2 -n shop');
+          narrator.detail(
+            values.sources ? 'kubectl get jsrc -n shop -o yaml' : './bin/janus status deploy-v2 -n shop',
+          );
           narrator.detail(`git -C ${info.repo} log --stat janus/results`);
           await new Promise((resolve) => interrupt.signal.addEventListener('abort', resolve, { once: true }));
         },

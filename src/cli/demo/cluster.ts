@@ -3,7 +3,6 @@
  * or an existing cluster given with --kubeconfig. Either way Janus's CRD and controller RBAC are
  * installed, and the main job runs with the controller's own least-privileged identity.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,22 +10,19 @@ import { stringify } from 'yaml';
 import { KubeClient } from '../../kube/client.ts';
 import { loadKubeConfig } from '../../kube/connection.ts';
 import { CORE_MAPPINGS, Discovery, Objects } from '../../kube/resources.ts';
+import { locateBuild, onPath } from './built-tools.ts';
 import type { Cleanup } from './cleanup.ts';
 import { KWOK_STAGES, startControlPlane } from './control-plane.ts';
-import {
-  type BinarySource,
-  BUILD_SCRIPT,
-  binarySource,
-  buildControlPlane,
-  cachedBinaries,
-  REPO_ROOT,
-} from './control-plane-binaries.ts';
+import { buildControlPlane, CONTROL_PLANE, REPO_ROOT } from './control-plane-binaries.ts';
 import { applyManifests, controllerManifests, readManifests } from './manifests.ts';
 import type { Narrator } from './progress.ts';
 import { findKubectl } from './refused-edit.ts';
+import { RENDER_TOOLS } from './render-tools.ts';
 
 export { REPO_ROOT };
 export const EXAMPLES = join(REPO_ROOT, 'examples');
+/** What runs in the shop before the transaction story's first commit. */
+const WORKLOADS_FILE = '20-workloads.yaml';
 
 export interface DemoCluster {
   adminKubeconfig: string;
@@ -39,9 +35,10 @@ export interface DemoCluster {
 
 /**
  * Why the demo cannot run from here, if it cannot: it needs a checkout of Janus (examples/,
- * manifests/), git, and for a local cluster the control plane's binaries (or Go to build them).
+ * manifests/), git, for a local cluster the control plane's binaries, and for the sources story
+ * kustomize and helm (or Go to build them).
  */
-export function prerequisiteProblems(localCluster: boolean): string[] {
+export function prerequisiteProblems(localCluster: boolean, sources: boolean): string[] {
   const problems: string[] = [];
   const needed = [EXAMPLES, join(REPO_ROOT, 'manifests'), ...(localCluster ? [KWOK_STAGES] : [])];
   if (!needed.every((path) => existsSync(path))) {
@@ -50,25 +47,15 @@ export function prerequisiteProblems(localCluster: boolean): string[] {
     );
   }
   if (!onPath('git', ['--version'])) problems.push('git is not installed (or not on PATH)');
-  const source = localCluster ? localBinaries() : undefined;
-  if (source && 'missing' in source) problems.push(source.missing);
+  for (const build of [...(localCluster ? [CONTROL_PLANE] : []), ...(sources ? [RENDER_TOOLS] : [])]) {
+    const source = locateBuild(build);
+    if ('missing' in source) problems.push(source.missing);
+  }
   return problems;
 }
 
-function localBinaries(): BinarySource {
-  return binarySource({
-    buildScript: existsSync(BUILD_SCRIPT),
-    go: onPath('go', ['version']),
-    cached: cachedBinaries(),
-  });
-}
-
-function onPath(tool: string, args: string[]): boolean {
-  return spawnSync(tool, args, { stdio: 'ignore' }).status === 0;
-}
-
 export async function startLocalCluster(narrator: Narrator, cleanup: Cleanup): Promise<DemoCluster> {
-  const source = localBinaries();
+  const source = locateBuild(CONTROL_PLANE);
   if ('missing' in source) throw new Error(source.missing);
   let binDir: string;
   if (source.build) {
@@ -127,10 +114,15 @@ export async function installJanus(cluster: DemoCluster, workDir: string): Promi
   }
 }
 
-/** Applies examples/setup/*.yaml: the shop namespace, its workloads, the deployer ServiceAccount. */
-export async function installExampleShop(cluster: DemoCluster): Promise<void> {
+/**
+ * Applies examples/setup/*.yaml: the shop namespace, the deployer ServiceAccount, and unless
+ * `workloads` is false its workloads (20-workloads.yaml; a Source creates its own).
+ */
+export async function installExampleShop(cluster: DemoCluster, opts: { workloads: boolean }): Promise<void> {
   const setup = join(EXAMPLES, 'setup');
-  const files = (await readdir(setup)).filter((f) => f.endsWith('.yaml')).sort();
+  const files = (await readdir(setup))
+    .filter((f) => f.endsWith('.yaml') && (opts.workloads || f !== WORKLOADS_FILE))
+    .sort();
   const admin = await adminObjects(cluster.adminKubeconfig);
   try {
     await applyManifests(admin, await readManifests(...files.map((f) => join(setup, f))));

@@ -30,3 +30,45 @@ export async function describeShop(objects: Objects): Promise<string[]> {
     `Service checkout ${exists(checkout)}; Service checkout-admin ${exists(admin)}`,
   ];
 }
+
+/**
+ * The shop as the sources story shows it: the Deployment, the generated ConfigMaps it may read
+ * (web-config-<hash>, with their data), the Service.
+ */
+export async function describeOverlayShop(objects: Objects): Promise<string[]> {
+  const [web, service, configMaps] = await Promise.all([
+    objects.find<KubeObject & Record<string, unknown>>({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'web',
+      namespace: 'shop',
+    }),
+    objects.find({ apiVersion: 'v1', kind: 'Service', name: 'web', namespace: 'shop' }),
+    objects.list('v1', 'ConfigMap', 'shop'),
+  ]);
+  const container = (
+    web?.spec as
+      | {
+          template?: {
+            spec?: { containers?: { image?: string; envFrom?: { configMapRef?: { name?: string } }[] }[] };
+          };
+        }
+      | undefined
+  )?.template?.spec?.containers?.[0];
+  const reads = container?.envFrom?.find((e) => e.configMapRef)?.configMapRef?.name;
+  const generated = configMaps.items
+    .filter((cm) => cm.metadata.name.startsWith('web-config-'))
+    .map((cm) => {
+      const data = Object.entries((cm.data ?? {}) as Record<string, string>)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ');
+      return `ConfigMap ${cm.metadata.name}: ${data}`;
+    });
+  return [
+    web
+      ? `Deployment web runs image ${container?.image ?? '(none)'}${replicas(web)}, reading ConfigMap ${reads ?? '(none)'}`
+      : 'Deployment web does not exist',
+    ...(generated.length > 0 ? generated : ['no ConfigMap web-config-*']),
+    `Service web ${service ? 'exists' : 'does not exist'}`,
+  ];
+}

@@ -38,12 +38,25 @@ export class DemoRepository {
   }
 
   /** A new repository on branch main whose first commit holds examples/transactions. */
-  static async create(path: string, examples: string): Promise<DemoRepository> {
+  static create(path: string, examples: string): Promise<DemoRepository> {
+    return DemoRepository.seed(
+      path,
+      { from: join(examples, 'transactions'), into: 'transactions' },
+      'Release 2 of the web front end, and expose the new checkout',
+    );
+  }
+
+  /** A new repository on branch main whose first commit holds folder `from`, at `into` of it. */
+  static async seed(
+    path: string,
+    files: { from: string; into: string },
+    subject: string,
+  ): Promise<DemoRepository> {
     await run('git', [...ISOLATED, 'init', '--quiet', '--initial-branch=main', path]);
     const repo = new DemoRepository(path);
-    await cp(join(examples, 'transactions'), join(path, 'transactions'), { recursive: true });
+    await cp(files.from, join(path, files.into), { recursive: true });
     await repo.git('add', '--all');
-    await repo.git('commit', '--quiet', '-m', 'Release 2 of the web front end, and expose the new checkout');
+    await repo.git('commit', '--quiet', '-m', subject);
     return repo;
   }
 
@@ -73,6 +86,18 @@ export class DemoRepository {
     const followUp = join(examples, 'follow-up');
     const reason = (await readFile(join(followUp, 'transactions/deploy-v2/ROLLBACK'), 'utf8')).trim();
     return this.#commitFrom(followUp, `Roll back deploy-v2: ${reason.split('\n')[0]}`);
+  }
+
+  /** Copies `dir` over the working tree and commits it; returns the commit's hash. */
+  async commitTree(dir: string, subject: string): Promise<string> {
+    await this.#commitFrom(dir, subject);
+    return (await this.git('rev-parse', 'HEAD')).trim();
+  }
+
+  /** The lines the last commit removed and added in `file`, comments left out ("-a", "+b"). */
+  async lastChange(file: string): Promise<string[]> {
+    const diff = await this.git('diff', '--unified=0', 'HEAD~1', 'HEAD', '--', file);
+    return diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line) && !/^[-+]\s*#/.test(line));
   }
 
   async #commitFrom(dir: string, subject: string): Promise<string> {

@@ -3,30 +3,13 @@
  * from examples/, the main job over it, a ROLLBACK pushed as a second commit, and the results
  * branch as the audit trail. Every resource is registered with the Cleanup as soon as it exists.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Transaction } from '../../api/v1alpha1/index.ts';
-import { PatchType } from '../../kube/client.ts';
-import { isNotFound } from '../../kube/errors.ts';
 import type { Objects } from '../../kube/resources.ts';
-import { transactionsPath } from '../../kube/transactions.ts';
 import { DEFAULT_RESULTS_BRANCH, resultPath } from '../../results/index.ts';
-import { connect } from '../cluster.ts';
-import { UsageError } from '../command.ts';
-import { openBrowser, serveUi } from '../ui-session.ts';
-import type { Cleanup } from './cleanup.ts';
-import {
-  adminObjects,
-  type DemoCluster,
-  EXAMPLES,
-  existingCluster,
-  installExampleShop,
-  installJanus,
-  REPO_ROOT,
-  startLocalCluster,
-} from './cluster.ts';
-import { type MainJob, startMainJob } from './main-job.ts';
+import { type DemoCluster, EXAMPLES } from './cluster.ts';
 import { describeShop } from './observe.ts';
 import { PhaseFollower, phaseIs } from './phases.ts';
 import type { Narrator } from './progress.ts';
@@ -34,24 +17,15 @@ import { editDeployment } from './refused-edit.ts';
 import { DemoRepository } from './repository.ts';
 import { describeRollout } from './rollout.ts';
 import { EXAMPLE_SMOKE_URL, type SmokeTest, startSmokeTest } from './smoke-test.ts';
-
-const NAMESPACE = 'shop';
-/** What examples/transactions run as (examples/setup/10-deployer.yaml). */
-const SERVICE_ACCOUNT = 'deployer';
-
-export interface StoryOptions {
-  /** An existing cluster's admin kubeconfig instead of a local control plane. */
-  kubeconfig: string | undefined;
-  /** Limit for each wait on the cluster or the results branch. */
-  waitMs: number;
-  signal: AbortSignal;
-  narrator: Narrator;
-  cleanup: Cleanup;
-  /** Open the web view (janus ui) as the story starts, so a newcomer watches it there. */
-  ui: boolean;
-  /** Called once everything has been shown, before cleaning up (--keep waits here). */
-  beforeCleanup: (info: { workDir: string; repo: string; adminKubeconfig: string }) => Promise<void>;
-}
+import {
+  explainFailure,
+  NAMESPACE,
+  openUi,
+  type StoryOptions,
+  setUpCluster,
+  startJob,
+  waitForResults,
+} from './stage.ts';
 
 export const stepCount = (local: boolean) => (local ? 9 : 7);
 
@@ -59,12 +33,27 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
   const { narrator, cleanup, signal } = opts;
   const workDir = await mkdtemp(join(tmpdir(), 'janus-demo-'));
   cleanup.add(`Removing ${workDir}`, () => rm(workDir, { recursive: true, force: true }));
-  const { cluster, admin } = await setUpCluster(opts, workDir);
+  const { cluster, admin } = await setUpCluster(opts, workDir, {
+    workloads: true,
+    what: 'the example shop (examples/setup)',
+    details: [
+      'Namespace shop: Deployment web (release 1), ConfigMaps app-config and storefront, Secret web-credentials,',
+      'and the ServiceAccount deployer, whose Role is everything a transaction there may change.',
+    ],
+  });
   signal.throwIfAborted();
   const repo = await createRepository(narrator, workDir);
   const smoke = await startSmokeTest(admin);
   cleanup.add('Stopping the smoke test', () => smoke.close());
-  const job = await startJob(cluster, repo, workDir, narrator, cleanup, smoke);
+  const job = await startJob(
+    { cluster, repo, workDir, narrator, cleanup },
+    {
+      // What metric analysis may reach: the smoke test alone (none by default).
+      args: ['--analysis-allowed-addresses', smoke.origin],
+      shown: '',
+      details: ['It finds both directories on main and no results branch yet: --initial apply applies them.'],
+    },
+  );
   if (opts.ui) await openUi(cluster, repo, narrator, cleanup);
   const waiting = () => AbortSignal.any([signal, job.exitSignal, AbortSignal.timeout(opts.waitMs)]);
   const phases = new PhaseFollower(admin, NAMESPACE, narrator, AbortSignal.any([signal, job.exitSignal]));
@@ -80,33 +69,6 @@ export async function tellStory(opts: StoryOptions): Promise<void> {
     phases.stop();
   }
   await opts.beforeCleanup({ workDir, repo: repo.path, adminKubeconfig: cluster.adminKubeconfig });
-}
-
-/** The cluster (local or given), Janus's CRD and RBAC, and the example shop. */
-async function setUpCluster(
-  opts: StoryOptions,
-  workDir: string,
-): Promise<{ cluster: DemoCluster; admin: Objects }> {
-  const { narrator, cleanup } = opts;
-  const cluster = opts.kubeconfig
-    ? existingCluster(opts.kubeconfig, workDir)
-    : await startLocalCluster(narrator, cleanup);
-  const admin = await adminObjects(cluster.adminKubeconfig);
-  cleanup.add('Closing the connection to the API server', () => admin.client.connection.close());
-  narrator.step(
-    'Installing Janus (CRD, namespace janus-system, controller RBAC) and the example shop (examples/setup).',
-  );
-  if (opts.kubeconfig) await refuseExistingShop(admin);
-  await installJanus(cluster, workDir);
-  await installExampleShop(cluster);
-  if (opts.kubeconfig) cleanup.add(`Deleting namespace ${NAMESPACE}`, () => deleteShop(admin, opts.waitMs));
-  narrator.detail(
-    'Namespace shop: Deployment web (release 1), ConfigMaps app-config and storefront, Secret web-credentials,',
-  );
-  narrator.detail(
-    'and the ServiceAccount deployer, whose Role is everything a transaction there may change.',
-  );
-  return { cluster, admin };
 }
 
 async function createRepository(narrator: Narrator, workDir: string): Promise<DemoRepository> {
@@ -263,7 +225,13 @@ async function showShop(admin: Objects, narrator: Narrator, heading: string): Pr
 
 async function showResults(repo: DemoRepository, narrator: Narrator, signal: AbortSignal) {
   narrator.step(`The results branch is the audit trail: git log ${DEFAULT_RESULTS_BRANCH}`);
-  await waitForResults(repo, signal);
+  await waitForResults(
+    repo,
+    ['deploy-v2', 'deploy-v3', 'deploy-v4', 'expose-checkout'].map(
+      (name) => `${NAMESPACE}/${name}: RolledBack`,
+    ),
+    signal,
+  );
   narrator.say('');
   narrator.say((await repo.git('log', '--format=%h %s', DEFAULT_RESULTS_BRANCH, '--')).trimEnd());
   narrator.say('\nEach commit says what happened and links the source commit, e.g. the newest one:');
@@ -271,127 +239,4 @@ async function showResults(repo: DemoRepository, narrator: Narrator, signal: Abo
   const file = resultPath(NAMESPACE, 'deploy-v2');
   narrator.say(`\n$ git show ${DEFAULT_RESULTS_BRANCH}:${file}`);
   narrator.say((await repo.show(DEFAULT_RESULTS_BRANCH, file)).trimEnd());
-}
-
-async function startJob(
-  cluster: DemoCluster,
-  repo: DemoRepository,
-  workDir: string,
-  narrator: Narrator,
-  cleanup: Cleanup,
-  smoke: SmokeTest,
-): Promise<MainJob> {
-  const cacheDir = join(workDir, 'cache');
-  await mkdir(cacheDir);
-  const args = [
-    ...['--repo', repo.path, '--initial', 'apply', '--poll-interval', '1s', '--cache-dir', cacheDir],
-    // The repository's policy: the example namespace, and the one ServiceAccount its transactions name.
-    ...['--default-namespace', NAMESPACE, '--allowed-namespaces', NAMESPACE],
-    ...['--allowed-service-accounts', `${NAMESPACE}/${SERVICE_ACCOUNT}`],
-    // What metric analysis may reach: the smoke test alone (none by default).
-    ...['--analysis-allowed-addresses', smoke.origin],
-    // Only the example namespace: on an existing cluster, other Transactions are not the demo's business.
-    ...['--namespace', NAMESPACE, '--controller-namespace', 'janus-system', '--no-leader-elect'],
-    ...['--kubeconfig', cluster.controllerKubeconfig],
-    ...['--metrics-bind-address', '127.0.0.1:0', '--log-level', 'info'],
-  ];
-  const logFile = join(workDir, 'janus-run.log');
-  narrator.step(
-    "Starting the main job, as the controller's own ServiceAccount (only the RBAC in manifests/rbac):",
-  );
-  narrator.detail(`janus run --repo ${repo.path} --initial apply --poll-interval 1s …   (log: ${logFile})`);
-  narrator.detail(
-    'It finds both directories on main and no results branch yet: --initial apply applies them.',
-  );
-  const job = startMainJob({ args, logFile, cwd: REPO_ROOT });
-  cleanup.add(`Stopping janus run (pid ${job.pid})`, () => job.stop());
-  return job;
-}
-
-/** `janus ui` on the shop, as the demo's admin, opened in the browser where there is one. */
-async function openUi(cluster: DemoCluster, repo: DemoRepository, narrator: Narrator, cleanup: Cleanup) {
-  const connection = await connect(
-    { kubeconfig: cluster.adminKubeconfig, context: undefined, namespace: NAMESPACE },
-    'demo',
-  );
-  cleanup.add('Closing the web view’s connection', () => connection.close());
-  const { server } = await serveUi(connection, {
-    scope: NAMESPACE,
-    port: 0,
-    context: undefined,
-    'controller-namespace': 'janus-system',
-    repo: repo.path,
-    'results-branch': DEFAULT_RESULTS_BRANCH,
-    'git-token-file': undefined,
-    'git-username': undefined,
-    'allow-insecure-http': false,
-    'cache-dir': undefined,
-    allowed: undefined,
-  });
-  cleanup.add('Stopping the web view', () => server.close());
-  narrator.detail(`Watch it in the web view (janus ui): ${server.url}`);
-  openBrowser(server.url);
-}
-
-/** Runs `steps`; if the main job died meanwhile, says so with the end of its log. */
-async function explainFailure(job: MainJob, steps: () => Promise<void>): Promise<void> {
-  try {
-    await steps();
-  } catch (e) {
-    if (job.running()) throw e;
-    throw new UsageError(`janus run stopped unexpectedly. The end of its log:\n${await job.tail()}`, 1);
-  }
-}
-
-async function waitForResults(repo: DemoRepository, signal: AbortSignal): Promise<void> {
-  const wanted = [
-    `${NAMESPACE}/deploy-v2: RolledBack`,
-    `${NAMESPACE}/deploy-v3: RolledBack`,
-    `${NAMESPACE}/deploy-v4: RolledBack`,
-    `${NAMESPACE}/expose-checkout: RolledBack`,
-  ];
-  for (;;) {
-    const subjects = await repo.subjects(DEFAULT_RESULTS_BRANCH);
-    if (wanted.every((w) => subjects.some((s) => s.startsWith(w)))) return;
-    signal.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function refuseExistingShop(admin: Objects): Promise<void> {
-  if (await admin.find({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE })) {
-    throw new UsageError(
-      `namespace ${NAMESPACE} already exists in this cluster: the demo creates and deletes it. Delete it first, or run the demo without --kubeconfig`,
-    );
-  }
-}
-
-/** Deletes the example namespace; Transactions still in flight lose their finalizer first (their controller is gone). */
-async function deleteShop(admin: Objects, waitMs: number): Promise<void> {
-  const { items } = await admin.client.request<{
-    items: { metadata: { name: string; finalizers?: string[] } }[];
-  }>({
-    method: 'GET',
-    path: transactionsPath(NAMESPACE),
-  });
-  for (const txn of items.filter((t) => (t.metadata.finalizers ?? []).length > 0)) {
-    await admin.client.request({
-      method: 'PATCH',
-      path: transactionsPath(NAMESPACE, txn.metadata.name),
-      contentType: PatchType.merge,
-      body: { metadata: { finalizers: null } },
-    });
-  }
-  try {
-    await admin.delete({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE });
-  } catch (e) {
-    if (!isNotFound(e)) throw e;
-  }
-  const deadline = Date.now() + waitMs;
-  while (
-    Date.now() < deadline &&
-    (await admin.find({ apiVersion: 'v1', kind: 'Namespace', name: NAMESPACE }))
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }

@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { binarySource, cachedBinaries } from '../../../src/cli/demo/control-plane-binaries.ts';
+import { cachedBuild, binarySource as sourceOf } from '../../../src/cli/demo/built-tools.ts';
+import { CONTROL_PLANE } from '../../../src/cli/demo/control-plane-binaries.ts';
+import { RENDER_TOOLS } from '../../../src/cli/demo/render-tools.ts';
+
+const binarySource = (facts: Parameters<typeof sourceOf>[1], env: NodeJS.ProcessEnv) =>
+  sourceOf(CONTROL_PLANE, facts, env);
+const cachedBinaries = (env: NodeJS.ProcessEnv) => cachedBuild(CONTROL_PLANE, env);
 
 const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'];
 
@@ -51,5 +57,41 @@ describe('where the demo gets the control plane binaries', () => {
   it('asks for Go when the script is there but Go is not', () => {
     const source = binarySource({ buildScript: true, go: false, cached: undefined }, env());
     expect(source).toEqual({ missing: expect.stringMatching(/install Go, then run `npm run kube:build`/) });
+  });
+});
+
+describe('where janus demo --sources gets kustomize and helm', () => {
+  let cache: string;
+  beforeEach(async () => {
+    cache = await mkdtemp(join(tmpdir(), 'janus-render-tools-'));
+  });
+  afterEach(() => rm(cache, { recursive: true, force: true }));
+
+  it("takes the tests' build in the cache (render-tools/<hash>/bin), only when it has both tools", async () => {
+    const env = { JANUS_CACHE_DIR: cache };
+    const bin = join(cache, 'render-tools', 'abc', 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'kustomize'), '');
+    await writeFile(join(bin, '.complete'), '');
+    expect(cachedBuild(RENDER_TOOLS, env)).toBeUndefined();
+    await writeFile(join(bin, 'helm'), '');
+    expect(cachedBuild(RENDER_TOOLS, env)).toBe(bin);
+    expect(
+      cachedBuild(RENDER_TOOLS, { ...env, JANUS_RENDER_TOOLS_BIN: join(cache, 'elsewhere') }),
+    ).toBeUndefined();
+  });
+
+  it('names the folder and build-render-tools.sh when there is none, and no --kubeconfig way round', () => {
+    const source = sourceOf(
+      RENDER_TOOLS,
+      { buildScript: true, go: false, cached: undefined },
+      { JANUS_CACHE_DIR: cache },
+    );
+    expect(source).toEqual({
+      missing: expect.stringContaining(
+        `the render tools of sources (kustomize, helm) are not in ${join(cache, 'render-tools')}/<hash>/bin: install Go, then run \`npm run render-tools:build\``,
+      ),
+    });
+    expect(source).not.toEqual({ missing: expect.stringContaining('--kubeconfig') });
   });
 });

@@ -2,13 +2,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import {
+  diskReader,
   memoryReader,
   parseTransactionDirectory,
   repositoryPolicy,
   validateTree,
 } from '../../../src/gitops/index.ts';
+import { diskView } from '../../../src/render/checkout-view.ts';
+import { checkKustomizations } from '../../../src/render/kustomize-precheck.ts';
+import type { CheckoutView } from '../../../src/render/references.ts';
+import { readDeclarations } from '../../../src/sources/declaration.ts';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples');
 // The policy janus demo runs with (src/cli/demo/story.ts).
@@ -141,4 +146,64 @@ describe('examples/', () => {
       ]);
     }
   });
+
+  describe('sources/ (janus demo --sources)', () => {
+    const SOURCES = join(EXAMPLES, 'sources');
+    /** The demo's repository after commit n: examples/sources, then each later commit's files over it. */
+    const commit = (n: 1 | 2 | 3): CheckoutView =>
+      layered(
+        [3, 2]
+          .filter((k) => k <= n)
+          .map((k) => join(EXAMPLES, `sources-release-${k}`))
+          .concat(SOURCES),
+      );
+    const overlay = (n: 1 | 2 | 3) =>
+      parse(commit(n).read('overlays/demo/kustomization.yaml') ?? '') as {
+        images: { newTag: string }[];
+        configMapGenerator: { name: string; literals: string[] }[];
+        patches?: { path: string }[];
+      };
+
+    it("declares one Source, shop: the overlay, kustomize, prune on, the shop's health gate", async () => {
+      const declarations = await readDeclarations(diskReader(SOURCES), 'sources', OPTIONS.policy);
+      expect(declarations.rejected).toEqual([]);
+      expect(declarations.problems).toEqual([]);
+      expect(declarations.sources.map((d) => [d.file, d.name, d.namespace])).toEqual([
+        ['sources/shop.yaml', 'shop', 'shop'],
+      ]);
+      expect(declarations.sources[0]?.spec).toMatchObject({
+        path: 'overlays/demo',
+        kustomize: {},
+        serviceAccountName: 'deployer',
+        prune: true,
+        health: { targets: 'Auto', timeout: '2m' },
+      });
+    });
+
+    it("passes the sandbox's pre-checks at each of its three commits (janus validate renders it: test/local/cli/examples-sources.test.ts)", () => {
+      for (const n of [1, 2, 3] as const)
+        expect(checkKustomizations(commit(n), 'overlays/demo'), `commit ${n}`).toBeUndefined();
+    });
+
+    it('changes, at commit 2, the image and the generated ConfigMap; at commit 3 both again, with pods that never become ready', () => {
+      const [one, two, three] = ([1, 2, 3] as const).map(overlay);
+      expect([one, two, three].map((o) => o?.images[0]?.newTag)).toEqual(['6.6.0', '6.7.0', '6.7.1']);
+      const literals = [one, two, three].map((o) => o?.configMapGenerator[0]?.literals);
+      expect(new Set(literals.map((l) => JSON.stringify(l))).size).toBe(3);
+      expect([one, two].map((o) => o?.patches)).toEqual([undefined, undefined]);
+      expect(three?.patches).toEqual([{ path: 'never-ready.patch.yaml' }]);
+      const patch = parse(commit(3).read('overlays/demo/never-ready.patch.yaml') ?? '');
+      expect(patch.spec.template.spec.containers[0].readinessProbe.httpGet.path).toBe('/never-ready');
+    });
+  });
 });
+
+/** One checkout of several folders, the first that has a path winning: a commit's files over the tree before it. */
+function layered(roots: readonly string[]): CheckoutView {
+  const views = roots.map(diskView);
+  return {
+    kind: (path) => views.map((v) => v.kind(path)).find((k) => k !== undefined),
+    read: (path) => views.find((v) => v.kind(path) === 'file')?.read(path),
+    list: (path) => [...new Set(views.flatMap((v) => v.list(path)))].sort(),
+  };
+}
