@@ -118,9 +118,10 @@ shown); 2 a prerequisite is missing (or a usage error); 130 interrupted with Ctr
           narrator.say(`\nEverything keeps running until you press Ctrl-C. In another terminal, try:`);
           narrator.detail(`export KUBECONFIG=${info.adminKubeconfig}`);
           narrator.detail('./bin/janus status -A');
-          narrator.detail(
-            values.sources ? 'kubectl get jsrc -n shop -o yaml' : './bin/janus status deploy-v2 -n shop',
-          );
+          if (values.sources) {
+            narrator.detail('kubectl get jsrc -n shop -o yaml');
+            narrator.detail(`./bin/janus history --source shop/shop --repo ${info.repo}`);
+          } else narrator.detail('./bin/janus status deploy-v2 -n shop');
           narrator.detail(`git -C ${info.repo} log --stat janus/results`);
           await new Promise((resolve) => interrupt.signal.addEventListener('abort', resolve, { once: true }));
         },

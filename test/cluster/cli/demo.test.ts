@@ -1,7 +1,8 @@
 /**
  * `janus demo` on the tests' cluster (--kubeconfig: the local-control-plane mode differs only in
- * starting that cluster, which the global setup already does with the same code). Both tests use
- * the namespace shop, so they run one after the other.
+ * starting that cluster, which the global setup already does with the same code), the
+ * transaction story and the sources story (--sources). Every test uses the namespace shop, so
+ * they run one after the other.
  */
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
@@ -10,6 +11,7 @@ import { launchBrowser, screenshot } from '../../support/browser.ts';
 import { useClients } from '../../support/cluster/kube.ts';
 import { eventually } from '../../support/eventually.ts';
 import { janus, startJanus } from '../../support/processes/cli.ts';
+import { renderToolsDir } from '../../support/servers/render-tools.ts';
 
 const clients = useClients();
 
@@ -101,6 +103,84 @@ describe('janus demo', () => {
     expect(processGone(pid)).toBe(true);
     await shopGone();
   });
+
+  it('with --sources, tells the sources story: an overlay applied, a new generated ConfigMap all or nothing, a bad commit rolled back whole', async () => {
+    // The tests' kustomize and helm: the demo runs build-render-tools.sh, which finds them built there.
+    const result = await janus(['demo', '--sources', '--kubeconfig', clients.kubeconfigs.admin], {
+      env: { JANUS_RENDER_TOOLS_BIN: renderToolsDir() },
+    });
+    const out = result.stderr;
+    expect(out, out).toMatch(/\[1\/7\] Building kustomize and helm from their pinned Go modules/);
+    expect(out).toContain('[2/7] Installing Janus');
+    expect(out).toMatch(/janus run --repo \S+ .*--kustomize-path/);
+    // Commit 1: release 1, one transaction creating the three objects.
+    const [, first, one] =
+      /(shop-[0-9a-f]{7,}), one transaction:\n\s+created ConfigMap (web-config-\w+)\n\s+created Service web\n\s+created Deployment web\n/.exec(
+        out,
+      ) ?? [];
+    expect(first, out).toBeDefined();
+    expect(out).toMatch(new RegExp(`shop/${first}\\s+Committed`));
+    expect(out).toContain(
+      `Deployment web runs image ghcr.io/stefanprodan/podinfo:6.6.0 (2/2 replicas ready), reading ConfigMap ${one}`,
+    );
+    // Commit 2: a new image and settings; the new ConfigMap created, the Deployment updated, the old one pruned.
+    expect(out).toMatch(/\[5\/7\] Release 2[\s\S]*-\s+newTag: 6\.6\.0\n\s+\+\s+newTag: 6\.7\.0/);
+    const [, second, two] =
+      /(shop-[0-9a-f]{7,}), one transaction:\n\s+created ConfigMap (web-config-\w+)\n\s+updated Deployment web\n\s+pruned ConfigMap (web-config-\w+)\n/.exec(
+        out,
+      ) ?? [];
+    expect(second, out).toBeDefined();
+    expect(two).not.toBe(one);
+    expect(out).toMatch(new RegExp(`updated Deployment web\\n\\s+pruned ConfigMap ${one}\\n`));
+    expect(out).toMatch(new RegExp(`shop/${second}\\s+Committed`));
+    expect(out).toMatch(
+      new RegExp(
+        `reading ConfigMap ${two}\\n\\s+ConfigMap ${two}: API_TIMEOUT=5s, FEATURE_CHECKOUT_V2=on\\n\\s+Service web exists\\n`,
+      ),
+    );
+    // Commit 3: never ready; rolled back by the health gate, release 2 serving throughout.
+    expect(out).toMatch(/\[6\/7\] Release 3/);
+    expect(out).toMatch(
+      /while Janus waits for it to be healthy: web pods: 2 ready, image podinfo:6\.7\.0; 1 not ready, image podinfo:6\.7\.1/,
+    );
+    const [, third, three] =
+      /(shop-[0-9a-f]{7,}), one transaction:\n\s+created ConfigMap (web-config-\w+), undone\n\s+updated Deployment web, undone\n\s+pruned ConfigMap (web-config-\w+), undone\n/.exec(
+        out,
+      ) ?? [];
+    expect(third, out).toBeDefined();
+    expect(out).toMatch(
+      new RegExp(`shop/${third}\\s+RollingBack\\s+— .*Deployment shop/web: rollout made no progress`),
+    );
+    expect(out).toMatch(new RegExp(`shop/${third}\\s+RolledBack`));
+    expect(out).toMatch(new RegExp(`pruned ConfigMap ${two}, undone\\n`));
+    expect(out).toMatch(
+      new RegExp(
+        `The shop now:\\n\\s+Deployment web runs image ghcr\\.io/stefanprodan/podinfo:6\\.7\\.0 \\(2/2 replicas ready\\), reading ConfigMap ${two}\\n\\s+ConfigMap ${two}: API_TIMEOUT=5s, FEATURE_CHECKOUT_V2=on\\n\\s+Service web exists\\n`,
+      ),
+    );
+    expect(out).not.toContain(`ConfigMap ${three}:`);
+    expect(out).toContain(`and ${two}, which it had pruned, re-created (a new uid)`);
+    // Where people look: the Source at commit 2, commit 3 rolled back; the results branch.
+    expect(out).toMatch(
+      new RegExp(
+        `\\$ kubectl get jsrc -n shop\\nNAME +APPLIED +ATTEMPTED +OUTCOME +DRIFT +AGE\\nshop +${second?.slice(5, 12)} +${third?.slice(5, 12)} +RolledBack `,
+      ),
+    );
+    expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${third}: RolledBack`, 'm'));
+    expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${second}: Committed`, 'm'));
+    expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${first}: Committed`, 'm'));
+    expect(out).toMatch(
+      new RegExp(
+        `\\$ git show janus/results:results/shop/${third}\\.yaml\\n[\\s\\S]*phase: RolledBack[\\s\\S]*render:\\n {2}source: shop`,
+      ),
+    );
+    expect(result.code).toBe(0);
+
+    const { workDir, pid } = leftovers(out);
+    expect(existsSync(workDir)).toBe(false);
+    expect(processGone(pid)).toBe(true);
+    await shopGone();
+  }, 600_000);
 
   it('cleans up everything on Ctrl-C and exits 130', async () => {
     const demo = startJanus(['demo', '--kubeconfig', clients.kubeconfigs.admin]);
