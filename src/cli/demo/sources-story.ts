@@ -63,7 +63,7 @@ export async function tellSourcesStory(opts: StoryOptions): Promise<void> {
     { cluster, repo, workDir, narrator, cleanup },
     {
       args: renderToolFlags(tools),
-      shown: '--kustomize-path … --helm-path … ',
+      shown: `${renderToolFlags(tools).join(' ')} `,
       details: [
         'It reads sources/shop.yaml on main: a Source, shop, kept from overlays/demo. It renders the overlay',
         'with kustomize in a sandbox (no network, nothing outside the checkout) and applies the commit as one',
