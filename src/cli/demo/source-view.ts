@@ -7,9 +7,9 @@ import type { Source, Transaction } from '../../api/v1alpha1/index.ts';
 import { ANNOTATION_SOURCE_REVISION } from '../../api/v1alpha1/index.ts';
 import { ageOf, renderTable } from '../table.ts';
 
-/** `kubectl get jsrc`: NAME, APPLIED, ATTEMPTED, OUTCOME, DRIFT, AGE; a missing value is <none>, as kubectl prints it. */
+/** `kubectl get jsrc`: NAME, APPLIED, ATTEMPTED, OUTCOME, DRIFT, AGE; a missing value is empty, as kubectl prints it. */
 export function sourceTable(sources: readonly Source[], nowMs: number): string {
-  const cell = (value: string | number | undefined) => (value === undefined ? '<none>' : String(value));
+  const cell = (value: string | number | undefined) => (value === undefined ? '' : String(value));
   return renderTable(
     ['NAME', 'APPLIED', 'ATTEMPTED', 'OUTCOME', 'DRIFT', 'AGE'],
     sources.map((s) => [

@@ -237,10 +237,8 @@ async function whereToLook(c: Chapter, outcomes: readonly Outcome[]): Promise<vo
   c.narrator.say('');
   c.narrator.say(`$ kubectl get jsrc -n ${NAMESPACE}`);
   c.narrator.say(sourceTable([source], Date.now()).trimEnd());
-  const stalled = source.status?.conditions?.find(
-    (cond) => cond.type === 'Stalled' && cond.status === 'True',
-  );
-  if (stalled?.message) c.narrator.say(`(its Stalled condition: ${stalled.message})`);
+  const ready = source.status?.conditions?.find((cond) => cond.type === 'Ready');
+  if (ready?.message) c.narrator.say(`(-o wide adds its Ready condition's message: ${ready.message})`);
   c.narrator.say(`\n$ git log --format='%h %s' ${DEFAULT_RESULTS_BRANCH}`);
   c.narrator.say((await c.repo.git('log', '--format=%h %s', DEFAULT_RESULTS_BRANCH, '--')).trimEnd());
   const file = resultPath(NAMESPACE, outcomes[outcomes.length - 1]?.name ?? '');

@@ -166,6 +166,11 @@ describe('janus demo', () => {
         `\\$ kubectl get jsrc -n shop\\nNAME +APPLIED +ATTEMPTED +OUTCOME +DRIFT +AGE\\nshop +${second?.slice(5, 12)} +${third?.slice(5, 12)} +RolledBack `,
       ),
     );
+    expect(out).toMatch(
+      new RegExp(
+        `\\(-o wide adds its Ready condition's message: ${third?.slice(5, 12)} rolled back \\(Transaction ${third}\\): .*; the source waits for a commit that changes its render\\)`,
+      ),
+    );
     expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${third}: RolledBack`, 'm'));
     expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${second}: Committed`, 'm'));
     expect(out).toMatch(new RegExp(`^[0-9a-f]{7,} shop/${first}: Committed`, 'm'));

@@ -21,7 +21,7 @@ function source(status: Source['status']): Source {
 const item = (parts: Partial<ItemStatus>): ItemStatus => ({ target: '', type: 'Apply', ...parts });
 
 describe('the sources story', () => {
-  it('prints the Source as kubectl get jsrc does: its printer columns, <none> for what is not there yet', () => {
+  it('prints the Source as kubectl get jsrc does: its printer columns, empty where there is no value yet', () => {
     const rolledBack = source({
       lastApplied: { revision: COMMIT('2'), shortRevision: '2222222', transaction: 'shop-2222222' },
       lastAttempted: {
@@ -30,12 +30,13 @@ describe('the sources story', () => {
         transaction: 'shop-3333333',
         outcome: 'RolledBack',
       },
+      drift: { count: 0 },
     });
     expect(sourceTable([rolledBack, { ...source(undefined), metadata: { name: 'new' } }], NOW)).toBe(
       [
-        'NAME   APPLIED   ATTEMPTED   OUTCOME      DRIFT    AGE',
-        'shop   2222222   3333333     RolledBack   <none>   2m30s',
-        'new    <none>    <none>      <none>       <none>   <unknown>',
+        'NAME   APPLIED   ATTEMPTED   OUTCOME      DRIFT   AGE',
+        'shop   2222222   3333333     RolledBack   0       2m30s',
+        'new                                               <unknown>',
         '',
       ].join('\n'),
     );
