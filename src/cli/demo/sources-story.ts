@@ -148,15 +148,13 @@ async function firstCommit(c: Chapter, commit: string): Promise<Outcome> {
 
 /** Commit 2: a new image and new settings; the generated ConfigMap's name changes with them. */
 async function newSettings(c: Chapter): Promise<Outcome> {
-  c.narrator.step(
-    'Release 2 (a new commit): a new image and new settings, so the generated ConfigMap gets a new name.',
-  );
-  const commit = await c.repo.commitTree(
-    join(EXAMPLES, 'sources-release-2'),
-    'Release 2 of the web front end: new image, new settings',
-  );
-  await showCommit(c, commit);
+  // Read before the commit: janus run polls every second, and may have pruned it by the time it is shown.
   const before = await generatedConfigMaps(c.admin);
+  const commit = await commitRelease(c, {
+    step: 'Release 2 (a new commit): a new image and new settings, so the generated ConfigMap gets a new name.',
+    folder: 'sources-release-2',
+    subject: 'Release 2 of the web front end: new image, new settings',
+  });
   const txn = await untilPhase(c, commit, ['Committed', 'RolledBack', 'Failed']);
   await showOutcome(c, txn, 'The shop now:');
   const after = await generatedConfigMaps(c.admin);
@@ -176,19 +174,16 @@ async function newSettings(c: Chapter): Promise<Outcome> {
  * the whole commit is rolled back: release 2's pods serve throughout.
  */
 async function unhealthyRelease(c: Chapter): Promise<Outcome> {
-  c.narrator.step(
-    'Release 3 (a new commit): new settings again, and an image whose pods never become ready.',
-  );
-  const commit = await c.repo.commitTree(
-    join(EXAMPLES, 'sources-release-3'),
-    'Release 3 of the web front end: new image, new settings',
-  );
-  await showCommit(c, commit);
+  const serving = await generatedConfigMaps(c.admin);
+  const uids = await uidsOf(c.admin, serving);
+  const commit = await commitRelease(c, {
+    step: 'Release 3 (a new commit): new settings again, and an image whose pods never become ready.',
+    folder: 'sources-release-3',
+    subject: 'Release 3 of the web front end: new image, new settings',
+  });
   c.narrator.detail(
     '  + overlays/demo/never-ready.patch.yaml: a readiness probe the new image fails, a 10s progress deadline',
   );
-  const serving = await generatedConfigMaps(c.admin);
-  const uids = await uidsOf(c.admin, serving);
   await untilPhase(c, commit, ['Verifying', 'RolledBack', 'Failed']);
   c.narrator.detail(
     `  while Janus waits for it to be healthy: ${await describeRollout(c.admin, c.waiting())}`,
@@ -213,10 +208,16 @@ async function unhealthyRelease(c: Chapter): Promise<Outcome> {
   return outcomeOf(txn);
 }
 
-/** The lines of the overlay the commit changed, and its hash. */
-async function showCommit(c: Chapter, commit: string): Promise<void> {
+/** A new step: examples/<folder> committed over the repository, its hash and the overlay's lines it changed. */
+async function commitRelease(
+  c: Chapter,
+  release: { step: string; folder: string; subject: string },
+): Promise<string> {
+  c.narrator.step(release.step);
+  const commit = await c.repo.commitTree(join(EXAMPLES, release.folder), release.subject);
   c.narrator.detail(`git commit ${commit.slice(0, 7)}, ${OVERLAY}:`);
   for (const line of await c.repo.lastChange(OVERLAY)) c.narrator.detail(`  ${line}`);
+  return commit;
 }
 
 async function whereToLook(c: Chapter, outcomes: readonly Outcome[]): Promise<void> {
