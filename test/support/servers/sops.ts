@@ -33,12 +33,15 @@ export async function newAgeKey(): Promise<AgeKey> {
   return { identity, recipient: await identityToRecipient(identity) };
 }
 
+/** A file extension, which tells sops the format. */
+export type SopsFileFormat = 'yaml' | 'json' | 'env' | 'ini' | 'bin';
+
 export interface EncryptOptions {
   recipients: readonly string[];
   /** sops's selection flags, e.g. ['--encrypted-regex', '^(data|stringData)$']. */
   flags?: readonly string[];
-  /** The file's extension tells sops the format: yaml (default) or json. */
-  format?: 'yaml' | 'json';
+  /** The file's extension tells sops the format: yaml (default), json, env (dotenv), ini, anything else binary. */
+  format?: SopsFileFormat;
   /** A .sops.yaml (creation_rules) for what has no flag, e.g. mac_only_encrypted. */
   config?: string;
 }
@@ -68,7 +71,7 @@ export function sopsEncrypt(plaintext: string, options: EncryptOptions): string 
 }
 
 /** `sops decrypt` with `identity`: what sops itself reads back (to compare Janus's reader with). */
-export function sopsDecrypt(encrypted: string, identity: string, format: 'yaml' | 'json' = 'yaml'): string {
+export function sopsDecrypt(encrypted: string, identity: string, format: SopsFileFormat = 'yaml'): string {
   const dir = mkdtempSync(join(tmpdir(), 'janus-sops-'));
   try {
     const file = join(dir, `secret.${format}`);
