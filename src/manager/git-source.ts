@@ -4,6 +4,7 @@
  * The manager imports this module only for janus run: janus controller never loads the Git code
  * (nor the zlib it needs; test/local/node-builtins.test.ts).
  */
+import { readAgeKeys } from '../changes/age-keys.ts';
 import type { TransactionCache } from '../controller/transaction-cache.ts';
 import { allowedSignersFile } from '../git/allowed-signers-file.ts';
 import { credentialsProvider, formatBytes, GitRepository } from '../git/index.ts';
@@ -194,6 +195,8 @@ function sourcesStep(o: TermOptions): GitSideOptions['sources'] {
       ),
       renderer: new Renderer({ tools: settings.tools, limits: settings.limits, logger: context.log }),
       lookupScopes: (kinds) => discoveredScopes(context.objects, kinds),
+      ageKeys: (namespace, serviceAccount) =>
+        readAgeKeys(context.objects.as(`system:serviceaccount:${namespace}:${serviceAccount}`), namespace),
       context: o.context,
     });
 }

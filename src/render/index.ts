@@ -4,8 +4,9 @@
  * RenderResult: the objects in apply order, or a RenderFailure naming the tool, file and line.
  */
 export { type Checkout, checkoutCommit, localCheckout, type TreeSource } from './checkout.ts';
+export type { DecryptedInput, Decryption } from './decrypt-inputs.ts';
 export { CHECKOUT_LIMITS, DEFAULT_RENDER_LIMITS, type RenderLimits } from './limits.ts';
-export { RenderInputError } from './render-error.ts';
+export { RenderInputError, RenderKeyError } from './render-error.ts';
 export { Renderer, type RendererOptions, type RenderJob } from './renderer.ts';
 export { locateTool, missingTool, type RenderTools, TOOL_FLAGS } from './tools.ts';
 export type {

@@ -32,8 +32,15 @@ export function kustomizationIn(view: CheckoutView, folder: string): string | un
   return undefined;
 }
 
-/** The first problem of the kustomizations reachable from `root`, or undefined when none has one. */
-export function checkKustomizations(view: CheckoutView, root: string): InputProblem | undefined {
+/**
+ * The first problem of the kustomizations reachable from `root`, or undefined when none has one.
+ * `files` receives every file they name (what kustomize reads besides the kustomizations).
+ */
+export function checkKustomizations(
+  view: CheckoutView,
+  root: string,
+  files?: Set<string>,
+): InputProblem | undefined {
   const first = kustomizationIn(view, root);
   if (first === undefined) {
     return {
@@ -46,7 +53,7 @@ export function checkKustomizations(view: CheckoutView, root: string): InputProb
   for (let folder = queue.shift(); folder !== undefined; folder = queue.shift()) {
     const file = kustomizationIn(view, folder);
     if (file === undefined) continue; // a folder of plain resources: kustomize reads it as such
-    const found = checkOne(view, folder, file);
+    const found = checkOne(view, folder, file, files);
     if ('message' in found) return found;
     for (const next of found.folders) {
       if (seen.has(next)) continue;
@@ -126,7 +133,12 @@ function helmProblem(
 }
 
 /** One kustomization: its problem, or the folders it names (to be checked in turn). */
-function checkOne(view: CheckoutView, folder: string, file: string): InputProblem | { folders: string[] } {
+function checkOne(
+  view: CheckoutView,
+  folder: string,
+  file: string,
+  files: Set<string> | undefined,
+): InputProblem | { folders: string[] } {
   const parsed = parseYamlFile(file, view.read(file) ?? '');
   const diagnostic = parsed.diagnostics[0];
   if (diagnostic) return { file, line: diagnostic.line, message: diagnostic.message };
@@ -148,7 +160,8 @@ function checkOne(view: CheckoutView, folder: string, file: string): InputProble
     const found = localReference(view, file, folder, entry, value, line);
     if ('message' in found) return found;
     if (found.kind === 'folder') folders.push(found.path);
-    else if (plugin) {
+    else files?.add(found.path);
+    if (found.kind === 'file' && plugin) {
       const config = parseYamlFile(found.path, view.read(found.path) ?? '');
       const problem = pluginProblem(config.documents, found.path, `${entry} (${found.path})`, undefined);
       if (problem) return problem;

@@ -24,9 +24,9 @@ export type PlainRead =
 
 const MANIFEST = /\.(ya?ml|json)$/;
 
-export function readPlain(root: string, folder: string, recurse: boolean, maxBytes: number): PlainRead {
-  const objects: KubeObject[] = [];
-  let bytes = 0;
+/** The manifest files of a plain folder, in the order they are read. */
+export function plainFiles(root: string, folder: string, recurse: boolean): string[] {
+  const files: string[] = [];
   const folders = [folder];
   for (let next = folders.shift(); next !== undefined; next = folders.shift()) {
     const entries = readdirSync(join(root, next), { withFileTypes: true }).sort((a, b) =>
@@ -38,27 +38,35 @@ export function readPlain(root: string, folder: string, recurse: boolean, maxByt
         if (recurse) folders.push(path);
         continue;
       }
-      if (!entry.isFile() || !MANIFEST.test(entry.name)) continue;
-      const text = readFileSync(join(root, path));
-      bytes += text.length;
-      if (bytes > maxBytes) {
-        return {
-          ok: false,
-          failure: {
-            file: path,
-            bound: 'output',
-            message: `the manifests are more than ${maxBytes} bytes (at ${path})`,
-          },
-        };
-      }
-      const parsed = parseObjects(path, text.toString('utf8'));
-      if (!parsed.ok)
-        return {
-          ok: false,
-          failure: { file: path, line: parsed.line, message: boundedMessage(parsed.message) },
-        };
-      objects.push(...parsed.objects);
+      if (entry.isFile() && MANIFEST.test(entry.name)) files.push(path);
     }
+  }
+  return files;
+}
+
+export function readPlain(root: string, folder: string, recurse: boolean, maxBytes: number): PlainRead {
+  const objects: KubeObject[] = [];
+  let bytes = 0;
+  for (const path of plainFiles(root, folder, recurse)) {
+    const text = readFileSync(join(root, path));
+    bytes += text.length;
+    if (bytes > maxBytes) {
+      return {
+        ok: false,
+        failure: {
+          file: path,
+          bound: 'output',
+          message: `the manifests are more than ${maxBytes} bytes (at ${path})`,
+        },
+      };
+    }
+    const parsed = parseObjects(path, text.toString('utf8'));
+    if (!parsed.ok)
+      return {
+        ok: false,
+        failure: { file: path, line: parsed.line, message: boundedMessage(parsed.message) },
+      };
+    objects.push(...parsed.objects);
   }
   return { ok: true, objects, bytes };
 }

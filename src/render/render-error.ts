@@ -15,3 +15,11 @@ export class RenderInputError extends Error {
     this.line = line;
   }
 }
+
+/**
+ * The age keys that decrypt a source's SOPS files cannot be had (no Secret, not readable by the
+ * source's ServiceAccount, no key in it): the render fails, naming the first encrypted file.
+ */
+export class RenderKeyError extends Error {
+  override readonly name = 'RenderKeyError';
+}

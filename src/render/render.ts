@@ -8,13 +8,14 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkout } from './checkout.ts';
 import { diskView } from './checkout-view.ts';
+import { type DecryptedInput, type Decryption, decryptInputs } from './decrypt-inputs.ts';
 import { checkChart } from './helm-precheck.ts';
 import { checkKustomizations, kustomizationIn } from './kustomize-precheck.ts';
 import type { RenderLimits } from './limits.ts';
 import { applyOrder } from './order.ts';
 import { parseObjects } from './output.ts';
 import { resolveWithin, sourcePath } from './paths.ts';
-import { readPlain } from './plain.ts';
+import { plainFiles, readPlain } from './plain.ts';
 import type { InputProblem } from './references.ts';
 import { runSandboxed, type SandboxOutcome } from './sandbox.ts';
 import { boundedMessage, helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
@@ -25,6 +26,8 @@ export interface RenderContext {
   readonly tools: RenderTools;
   readonly limits: RenderLimits;
   readonly signal?: AbortSignal | undefined;
+  /** The keys of the source's SOPS files; none: they are left encrypted (decrypt-inputs.ts). */
+  readonly decryption?: Decryption | undefined;
 }
 
 export async function renderCheckout(
@@ -47,16 +50,25 @@ export async function renderCheckout(
   const method = request.method;
   switch (method.kind) {
     case 'plain': {
+      const opened = await decryptInputs(
+        checkout.root,
+        plainFiles(checkout.root, path, method.recurse),
+        context.decryption,
+      );
+      if (!opened.ok) return refused(opened.problem);
       const read = readPlain(checkout.root, path, method.recurse, context.limits.maxOutputBytes);
       if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
-      return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes };
+      return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes, decrypted: opened.decrypted };
     }
     case 'kustomize': {
       const program = context.tools.kustomize;
       if (program === undefined)
         return { ok: false, failure: { tool: 'janus', message: missingTool('kustomize') } };
-      const problem = checkKustomizations(view, path);
+      const files = new Set<string>();
+      const problem = checkKustomizations(view, path, files);
       if (problem) return refused(problem);
+      const opened = await decryptInputs(checkout.root, files, context.decryption);
+      if (!opened.ok) return refused(opened.problem);
       const outcome = await runSandboxed({
         program,
         args: kustomizeArguments(path),
@@ -74,7 +86,7 @@ export async function renderCheckout(
           checkout,
         );
       }
-      return objectsOf('kustomize', outcome.stdout, undefined);
+      return objectsOf('kustomize', outcome.stdout, undefined, opened.decrypted);
     }
     case 'helm': {
       const program = context.tools.helm;
@@ -82,6 +94,9 @@ export async function renderCheckout(
         return { ok: false, failure: { tool: 'janus', message: missingTool('helm') } };
       const problem = checkChart(view, path, method.valuesFiles);
       if (problem) return refused(problem);
+      const valuesFiles = method.valuesFiles.flatMap((v) => resolveWithin(path, v) ?? []);
+      const opened = await decryptInputs(checkout.root, valuesFiles, context.decryption);
+      if (!opened.ok) return refused(opened.problem);
       const args = await helmArguments(checkout, path, request.namespace, method);
       const outcome = await runSandboxed({
         program,
@@ -93,7 +108,7 @@ export async function renderCheckout(
       });
       if (!outcome.ok)
         return failed('helm', outcome, context.limits, (message) => helmFailure(message, path), checkout);
-      return objectsOf('helm', outcome.stdout, method.hooks);
+      return objectsOf('helm', outcome.stdout, method.hooks, opened.decrypted);
     }
   }
 }
@@ -143,10 +158,11 @@ function objectsOf(
   tool: 'kustomize' | 'helm',
   stdout: Buffer,
   hooks: HelmRender['hooks'] | undefined,
+  decrypted: readonly DecryptedInput[],
 ): RenderResult {
   const parsed = parseObjects(`${tool}'s output`, stdout.toString('utf8'));
   if (!parsed.ok) return { ok: false, failure: { tool, message: boundedMessage(parsed.message) } };
-  return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length };
+  return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length, decrypted };
 }
 
 function refused(problem: InputProblem): RenderResult {

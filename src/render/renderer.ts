@@ -9,6 +9,7 @@
 import { type Logger, silentLogger } from '../log/index.ts';
 import { SlotRunner } from '../runtime/slot-runner.ts';
 import type { Checkout } from './checkout.ts';
+import type { Decryption } from './decrypt-inputs.ts';
 import { DEFAULT_RENDER_LIMITS, type RenderLimits } from './limits.ts';
 import { renderCheckout } from './render.ts';
 import { RenderInputError } from './render-error.ts';
@@ -22,6 +23,8 @@ export interface RenderJob {
   readonly request: RenderRequest;
   /** Writes the checkout to render; RenderInputError for a commit a render refuses. */
   readonly checkout: () => Promise<Checkout>;
+  /** The keys of the source's SOPS files (decrypt-inputs.ts); none: they are left encrypted. */
+  readonly decryption?: Decryption | undefined;
 }
 
 export interface RendererOptions {
@@ -112,6 +115,7 @@ export class Renderer {
         tools: this.#tools,
         limits: this.#limits,
         signal,
+        decryption: job.decryption,
       });
     } finally {
       await checkout.remove();

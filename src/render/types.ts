@@ -4,6 +4,7 @@
  * (kustomize, helm, plain) and the sandbox they run in live beside this file.
  */
 import type { KubeObject } from '../kube/resources.ts';
+import type { DecryptedInput } from './decrypt-inputs.ts';
 
 export interface KustomizeRender {
   readonly kind: 'kustomize';
@@ -60,5 +61,7 @@ export type RenderResult =
       readonly objects: readonly KubeObject[];
       /** Bytes of YAML the tool wrote. */
       readonly bytes: number;
+      /** The SOPS-encrypted files the render read, decrypted (decrypt-inputs.ts). */
+      readonly decrypted?: readonly DecryptedInput[] | undefined;
     }
   | { readonly ok: false; readonly failure: RenderFailure };

@@ -5,7 +5,9 @@
  * deleted or left behind (its ANNOTATION_SOURCE_LEFT), with every object it applied, its digest
  * taken of the content it applied. The identities are exact (what a later commit may prune); the
  * order of a new object is its place after the object applied before it, which is the render's
- * order but for objects the commit did not change. Pure.
+ * order but for objects the commit did not change. An object applied encrypted (sopsContent) is
+ * not decrypted here: its entry gets a digest no render has, so the next commit applies it again
+ * (a server-side apply that changes nothing). Pure.
  */
 import type { InventoryEntry, Transaction } from '../api/v1alpha1/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
@@ -28,8 +30,10 @@ export function inventoryFromTransaction(
   const at = new Map(next.map((e, i) => [identityKey(e), i]));
   let after = -1;
   for (const change of txn.spec.changes) {
-    if (change.type !== 'Apply' || !change.content) continue;
-    const entry = inventoryEntry(change.content as unknown as KubeObject, digestKey);
+    if (change.type !== 'Apply' || !(change.content || change.sopsContent)) continue;
+    const entry = change.content
+      ? inventoryEntry(change.content as unknown as KubeObject, digestKey)
+      : sealedEntry(change.target);
     const key = identityKey(entry);
     const found = at.get(key);
     if (found !== undefined) {
@@ -43,4 +47,17 @@ export function inventoryFromTransaction(
     for (const [i, e] of next.entries()) at.set(identityKey(e), i);
   }
   return next;
+}
+
+/** No HMAC-SHA256 is all zeros in practice: a digest that never equals a render's. */
+const UNKNOWN_DIGEST = '0'.repeat(64);
+
+function sealedEntry(target: Transaction['spec']['changes'][number]['target']): InventoryEntry {
+  return {
+    apiVersion: target.apiVersion,
+    kind: target.kind,
+    ...(target.namespace && { namespace: target.namespace }),
+    name: target.name,
+    digest: UNKNOWN_DIGEST,
+  };
 }

@@ -61,7 +61,7 @@ export interface KindToLookUp {
 export interface ObjectRefusal {
   /** "<apiVersion> <kind> <namespace>/<name>"; none for a bound of the render as a whole. */
   object?: string;
-  rule: 'namespace' | 'cluster-kind' | 'unknown-kind' | 'bounds';
+  rule: 'namespace' | 'cluster-kind' | 'unknown-kind' | 'bounds' | 'sops';
   message: string;
 }
 

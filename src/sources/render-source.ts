@@ -10,6 +10,7 @@ import { type InventoryEntry, MAX_SOURCE_OBJECTS } from '../api/v1alpha1/index.t
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { KubeObject } from '../kube/resources.ts';
 import type { Checkout } from '../render/checkout.ts';
+import type { Decryption } from '../render/decrypt-inputs.ts';
 import type { Renderer } from '../render/renderer.ts';
 import type { RenderFailure } from '../render/types.ts';
 import { renderRequestOf, type SourceDeclaration } from './declaration.ts';
@@ -21,6 +22,7 @@ import {
   type Scope,
   scopesFromRender,
 } from './object-policy.ts';
+import { type Sealed, sealedObjects } from './sealed-objects.ts';
 
 /** Rendered YAML a source may have (docs/sources.md): its first apply is one Transaction. */
 export const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
@@ -35,6 +37,8 @@ export interface SourceRenderContext {
   lookupScopes(kinds: readonly KindToLookUp[]): Promise<ReadonlyMap<string, Scope>>;
   /** The controller's key of inventory digests (inventory.ts). */
   digestKey: string | Uint8Array;
+  /** The keys of the source's SOPS files (`janus run`); none: they are left encrypted (offline). */
+  decryption?: Decryption | undefined;
 }
 
 export type SourceRender =
@@ -47,6 +51,8 @@ export type SourceRender =
       /** renderDigest of the entries. */
       digest: string;
       bytes: number;
+      /** When the render decrypted SOPS files: the objects to keep encrypted in the Transaction. */
+      sealed?: Sealed | undefined;
     }
   | { kind: 'failed'; failure: RenderFailure }
   /** A bound or the policy refused it; `more` refusals are not listed. */
@@ -61,6 +67,7 @@ export async function renderSource(
     source: `${source.namespace}/${source.name}`,
     request: renderRequestOf(source),
     checkout,
+    decryption: context.decryption,
   });
   if (!result.ok) return { kind: 'failed', failure: result.failure };
   const bound = boundProblem(result.objects.length, result.bytes);
@@ -75,6 +82,8 @@ export async function renderSource(
     scopes,
   });
   if (!checked.ok) return { kind: 'refused', refusals: checked.refusals, more: checked.more };
+  const secrets = sealedObjects(checked.objects, result.decrypted ?? [], context.policy.sopsKinds);
+  if (!secrets.ok) return { kind: 'refused', refusals: secrets.refusals, more: secrets.more };
   const entries = checked.objects.map((o) => inventoryEntry(o, context.digestKey));
   return {
     kind: 'rendered',
@@ -82,6 +91,7 @@ export async function renderSource(
     entries,
     digest: renderDigest(entries, context.digestKey),
     bytes: result.bytes,
+    sealed: secrets.sealed,
   };
 }
 

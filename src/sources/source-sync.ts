@@ -19,12 +19,14 @@ import {
   type SourceStatus,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
+import { AgeKeysError } from '../changes/age-keys.ts';
 import type { GitRepository } from '../git/repository.ts';
 import { type RepositoryPolicy, rejectionNamespace } from '../gitops/policy.ts';
 import { hasValidStamp } from '../gitops/provenance.ts';
 import type { SourcePoll, SourceStep, SourceStepContext } from '../gitops/source-step.ts';
 import { commitReader } from '../gitops/tree-reader.ts';
 import { checkoutCommit } from '../render/checkout.ts';
+import { RenderKeyError } from '../render/render-error.ts';
 import type { Renderer } from '../render/renderer.ts';
 import { type ResultContext, sourceCommit } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
@@ -36,6 +38,7 @@ import { inventoryDigestKey } from './inventory.ts';
 import { inventoryFromTransaction } from './inventory-recovery.ts';
 import type { KindToLookUp, Scope } from './object-policy.ts';
 import { renderSource, type SourceRender } from './render-source.ts';
+import { sealChanges } from './sealed-objects.ts';
 import { desiredSource, isCurrent, madeBy, type SourceApi } from './source-api.ts';
 import { type Attempt, decideRender, decideSource } from './source-decision.ts';
 import {
@@ -60,6 +63,11 @@ export interface SourceSyncOptions extends Omit<SourceStepContext, 'objects'> {
   api: SourceApi;
   renderer: Renderer;
   lookupScopes(kinds: readonly KindToLookUp[]): Promise<ReadonlyMap<string, Scope>>;
+  /**
+   * The age identities of `namespace`'s SOPS files, read as its ServiceAccount `serviceAccount`
+   * (src/changes/age-keys.ts); AgeKeysError when they cannot be.
+   */
+  ageKeys(namespace: string, serviceAccount: string): Promise<string[]>;
   context: ResultContext;
   now?: () => Date;
 }
@@ -313,6 +321,7 @@ export class SourceSync implements SourceStep {
         policy: this.#o.policy,
         lookupScopes: (kinds) => this.#o.lookupScopes(kinds),
         digestKey: poll.digestKey,
+        decryption: { identities: () => this.#ageKeys(d) },
       },
     );
     const status = source.status ?? {};
@@ -382,6 +391,16 @@ export class SourceSync implements SourceStep {
     }
   }
 
+  /** The keys of the source's SOPS files, as its ServiceAccount reads them; RenderKeyError when it cannot. */
+  async #ageKeys(d: SourceDeclaration): Promise<string[]> {
+    try {
+      return await this.#o.ageKeys(d.namespace, d.spec.serviceAccountName);
+    } catch (e) {
+      if (e instanceof AgeKeysError) throw new RenderKeyError(e.message);
+      throw e;
+    }
+  }
+
   async #refuse(
     source: Source,
     ref: SourceCommitRef,
@@ -416,6 +435,7 @@ export class SourceSync implements SourceStep {
   ): Promise<void> {
     const at = poll.at;
     const namespace = d.namespace;
+    const changes = await sealChanges(plan.changes, rendered.sealed);
     const { sequence, stampKey } = await this.#reserveSequence();
     let current = source;
     for (const name of transactionNames(d.name, at)) {
@@ -429,7 +449,7 @@ export class SourceSync implements SourceStep {
         branch: this.#o.branch,
         commit: at,
         sequence,
-        changes: plan.changes,
+        changes,
         renderDigest: rendered.digest,
         left: plan.left,
         stampKey,

@@ -1,0 +1,60 @@
+/**
+ * The SOPS-encrypted files a render reads (docs/sources.md, "Secrets"), decrypted in the private
+ * checkout before the tool runs: each file written in clear over its encrypted self (0600), so the
+ * plaintext exists only there, and goes with the checkout when the render ends, however it ends
+ * (renderer.ts removes it). Which files: those the render reads (every file a kustomization names,
+ * a chart's values files, a plain folder's manifests), recognised by their sops metadata. The keys
+ * are asked for once, at the first encrypted file; without a `decryption` (`janus validate`,
+ * offline) the files are left encrypted.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SopsError } from '../sops/sops-error.ts';
+import { decryptSopsFile, looksSopsEncrypted } from '../sops/sops-file.ts';
+import type { InputProblem } from './references.ts';
+import { RenderKeyError } from './render-error.ts';
+
+export interface Decryption {
+  /** The source namespace's age identities, as its ServiceAccount reads them; RenderKeyError when it cannot. */
+  identities(): Promise<readonly string[]>;
+}
+
+/** A file of the render that was decrypted: what a rendered object must not carry in clear. */
+export interface DecryptedInput {
+  readonly file: string;
+  /** The values that were encrypted. */
+  readonly values: readonly string[];
+  /** The whole file in clear (a generator's `files:` entry is the file itself). */
+  readonly text: string;
+  readonly recipients: readonly string[];
+}
+
+export type DecryptOutcome = { ok: true; decrypted: DecryptedInput[] } | { ok: false; problem: InputProblem };
+
+export async function decryptInputs(
+  root: string,
+  files: Iterable<string>,
+  decryption: Decryption | undefined,
+): Promise<DecryptOutcome> {
+  const decrypted: DecryptedInput[] = [];
+  if (!decryption) return { ok: true, decrypted };
+  let identities: readonly string[] | undefined;
+  for (const file of [...new Set(files)].sort()) {
+    const full = join(root, file);
+    const text = await readFile(full, 'utf8');
+    if (!looksSopsEncrypted(file, text)) continue;
+    try {
+      identities ??= await decryption.identities();
+      const opened = await decryptSopsFile(file, text, identities);
+      await rm(full);
+      await writeFile(full, opened.text, { mode: 0o600, flag: 'wx' });
+      decrypted.push({ file, values: opened.values, text: opened.text, recipients: opened.recipients });
+    } catch (e) {
+      if (e instanceof RenderKeyError)
+        return { ok: false, problem: { file, message: `${file} is SOPS-encrypted, and ${e.message}` } };
+      if (e instanceof SopsError) return { ok: false, problem: { file, message: e.message } };
+      throw e;
+    }
+  }
+  return { ok: true, decrypted };
+}

@@ -1,0 +1,93 @@
+/**
+ * A render that read SOPS-encrypted files (docs/sources.md, "Secrets"): which rendered objects
+ * carry what was decrypted, and so are kept encrypted in the Transaction (its changes'
+ * `sopsContent`, to the files' own age recipients, decrypted by the controller only when applied),
+ * and which would carry it in clear and so refuse the commit. Every object of a kind SOPS content
+ * may be applied to (a Secret; the kinds --sops-kinds allows) is kept encrypted; any other object
+ * that holds a decrypted value (as it is, JSON-escaped or base64-encoded), or a decrypted file
+ * whole, is refused, naming it and the file. Values shorter than MIN_SOUGHT characters are not
+ * looked for: "true" or "3" would be found everywhere. The check is pure; sealChanges encrypts.
+ */
+import type { Change } from '../api/v1alpha1/index.ts';
+import { sopsKindRefusal } from '../changes/sops-kinds.ts';
+import type { KubeObject } from '../kube/resources.ts';
+import type { DecryptedInput } from '../render/decrypt-inputs.ts';
+import { encryptObject } from '../sops/encrypt.ts';
+import { identityKey, identityOf } from './inventory.ts';
+import { MAX_REFUSALS, type ObjectRefusal } from './object-policy.ts';
+
+/** The shortest decrypted value looked for in objects that may not carry one. */
+export const MIN_SOUGHT = 6;
+
+export interface Sealed {
+  /** The age recipients of the decrypted files, each once. */
+  recipients: string[];
+  /** identityKey of each object kept encrypted. */
+  objects: Set<string>;
+}
+
+export type SealCheck =
+  | { ok: true; sealed: Sealed | undefined }
+  | { ok: false; refusals: ObjectRefusal[]; more: number };
+
+export function sealedObjects(
+  objects: readonly KubeObject[],
+  decrypted: readonly DecryptedInput[],
+  sopsKinds: readonly string[],
+): SealCheck {
+  if (decrypted.length === 0) return { ok: true, sealed: undefined };
+  const sought = decrypted.flatMap((input) =>
+    [...input.values, input.text]
+      .filter((v) => v.length >= MIN_SOUGHT)
+      .flatMap((v) => [JSON.stringify(v).slice(1, -1), Buffer.from(v).toString('base64')])
+      .map((form) => ({ form, file: input.file })),
+  );
+  const sealed: Sealed = {
+    recipients: [...new Set(decrypted.flatMap((d) => d.recipients))],
+    objects: new Set(),
+  };
+  const refusals: ObjectRefusal[] = [];
+  let refused = 0;
+  for (const obj of objects) {
+    if (sopsKindRefusal(obj.apiVersion, obj.kind, sopsKinds) === undefined) {
+      sealed.objects.add(identityKey(identityOf(obj)));
+      continue;
+    }
+    const json = JSON.stringify(obj);
+    const found = sought.find((s) => json.includes(s.form));
+    if (!found) continue;
+    const object = `${obj.apiVersion} ${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+    if (++refused <= MAX_REFUSALS) {
+      refusals.push({
+        object,
+        rule: 'sops',
+        message: `${object} carries a value decrypted from ${found.file}: only a Secret, or a kind --sops-kinds allows, may (it is kept encrypted until applied; this object would be stored in clear). Put the value in a Secret and reference it`,
+      });
+    }
+  }
+  if (refused > 0) return { ok: false, refusals, more: refused - refusals.length };
+  return { ok: true, sealed };
+}
+
+/**
+ * The changes with each Apply of a sealed object carrying its content encrypted (`sopsContent`)
+ * instead of in clear. An object with nothing beside its identity keeps its content.
+ */
+export async function sealChanges(changes: readonly Change[], sealed: Sealed | undefined): Promise<Change[]> {
+  if (!sealed) return [...changes];
+  const out: Change[] = [];
+  for (const change of changes) {
+    if (change.type !== 'Apply' || !change.content || !sealed.objects.has(identityKey(change.target))) {
+      out.push(change);
+      continue;
+    }
+    const sopsContent = await encryptObject(change.content, sealed.recipients);
+    if (sopsContent === undefined) {
+      out.push(change);
+      continue;
+    }
+    const { content: _clear, ...rest } = change;
+    out.push({ ...rest, sopsContent });
+  }
+  return out;
+}
