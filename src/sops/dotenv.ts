@@ -18,12 +18,15 @@ export function isSopsDotenv(text: string): boolean {
   return /^sops_mac=ENC\[/m.test(text);
 }
 
-/** The file in clear, and each value (not comments) that was encrypted. Throws SopsError. */
+/**
+ * The file in clear, each value (not comments) that was encrypted, and its age recipients. Throws
+ * SopsError.
+ */
 export async function decryptDotenv(
   file: string,
   text: string,
   identities: readonly string[],
-): Promise<{ text: string; values: string[] }> {
+): Promise<{ text: string; values: string[]; recipients: string[] }> {
   const lines = parseLines(file, text);
   const raw: Record<string, unknown> = Object.create(null);
   const body: Line[] = [];
@@ -48,7 +51,8 @@ export async function decryptDotenv(
     return `${line.key}=${value.replaceAll('\n', '\\n')}`;
   });
   verifyMac(file, metadata.mac, metadata.lastModified, dataKey, hash.digest('hex').toUpperCase());
-  return { text: out.map((l) => `${l}\n`).join(''), values };
+  const recipients = metadata.age.map((a) => a.recipient);
+  return { text: out.map((l) => `${l}\n`).join(''), values, recipients };
 }
 
 function parseLines(file: string, text: string): Line[] {

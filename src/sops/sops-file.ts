@@ -6,6 +6,7 @@
  */
 import { stringify } from 'yaml';
 import { decryptSops } from './decrypt.ts';
+import { readSopsDocument } from './document.ts';
 import { decryptDotenv, isSopsDotenv } from './dotenv.ts';
 import { SopsError } from './sops-error.ts';
 
@@ -42,6 +43,8 @@ export interface DecryptedFile {
   text: string;
   /** Every value that was encrypted (comments aside), for the caller to look for in what it makes. */
   values: string[];
+  /** The age recipients it was encrypted for. */
+  recipients: string[];
 }
 
 /** Throws SopsError naming the file. */
@@ -62,14 +65,15 @@ export async function decryptSopsFile(
     default: {
       const values: string[] = [];
       const value = await decryptSops(path, text, identities, (v) => values.push(String(v)));
+      const recipients = readSopsDocument(path, text).metadata.age.map((a) => a.recipient);
       if (format === 'binary') {
         if (typeof value.data !== 'string' || Object.keys(value).length !== 1)
           throw new SopsError(path, 'is no sops-encrypted binary file (one "data" value)');
-        return { text: value.data, values: [value.data] };
+        return { text: value.data, values: [value.data], recipients };
       }
       const out =
         format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
-      return { text: out, values };
+      return { text: out, values, recipients };
     }
   }
 }
