@@ -1,0 +1,176 @@
+/**
+ * SOPS files in sources end to end (docs/sources.md, "Secrets"), with the real sops, kustomize and
+ * helm in `janus run`: a Kustomize overlay whose secretGenerator is fed by an encrypted dotenv file
+ * and a Helm chart with an encrypted values file, committed and applied with the namespace's age
+ * key read as the source's ServiceAccount. The Secrets hold the values in the cluster, and neither
+ * value appears anywhere Janus writes: the Transactions (their Secrets are `sopsContent`), the
+ * Sources, Events, the results branch, `janus run`'s log. Without the key, the render fails naming
+ * the file.
+ */
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+import { useClients, useNamespace } from '../../support/cluster/kube.ts';
+import { serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import { git } from '../../support/git/git-server.ts';
+import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
+import { createTestRepo, type TestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
+import { attempted, declaration, SOURCE_API, SOURCE_DEPLOYER, sourceFlags, untilSource } from './harness.ts';
+
+const clients = useClients();
+const ns = useNamespace(clients, 'src-sops');
+const gitServer = useGitServer();
+const janus = useJanus(clients);
+
+let team: AgeKey;
+beforeAll(async () => {
+  sopsBinaries();
+  team = await newAgeKey();
+}, 600_000);
+
+function overlay(token: string): Record<string, string> {
+  return {
+    'deploy/app/kustomization.yaml': [
+      'resources:',
+      '- config.yaml',
+      'secretGenerator:',
+      '- name: app-env',
+      '  envs:',
+      '  - app.env',
+      '  options:',
+      '    disableNameSuffixHash: true',
+      '',
+    ].join('\n'),
+    'deploy/app/config.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app-config\ndata:\n  mode: prod\n',
+    'deploy/app/app.env': sopsEncrypt(`API_TOKEN=${token}\nREGION=eu-west\n`, {
+      recipients: [team.recipient],
+      format: 'env',
+    }),
+  };
+}
+
+function chart(password: string): Record<string, string> {
+  return {
+    'charts/db/Chart.yaml': 'apiVersion: v2\nname: db\nversion: 1.0.0\n',
+    'charts/db/values.yaml': 'db:\n  user: shop\n',
+    'charts/db/secrets.yaml': sopsEncrypt(`db:\n  password: ${password}\n`, { recipients: [team.recipient] }),
+    'charts/db/templates/secret.yaml': `apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ .Release.Name }}-credentials
+stringData:
+  user: {{ .Values.db.user }}
+  password: {{ .Values.db.password | quote }}
+`,
+  };
+}
+
+const sources = (namespace: string) => ({
+  ...declaration('app', namespace, { path: 'deploy/app', kustomize: {}, prune: true }),
+  ...declaration('db', namespace, {
+    path: 'charts/db',
+    helm: { valuesFiles: ['values.yaml', 'secrets.yaml'] },
+    prune: true,
+  }),
+});
+
+async function ageKeySecret(namespace: string): Promise<void> {
+  await clients.admin.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'janus-sops-age', namespace },
+    stringData: { 'team.agekey': `# public key: ${team.recipient}\n${team.identity}\n` },
+  });
+}
+
+async function secretData(name: string): Promise<Record<string, string>> {
+  const secret = await clients.admin.get<KubeObject & { data?: Record<string, string> }>({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: ns.name,
+    name,
+  });
+  return Object.fromEntries(
+    Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+  );
+}
+
+/** Everything Janus wrote or said that is not a target Secret or its rollback store's Secret. */
+async function everythingJanusWrote(repo: TestRepo, logs: string): Promise<string> {
+  const list = async (apiVersion: string, kind: string) =>
+    JSON.stringify((await clients.admin.list(apiVersion, kind, ns.name)).items);
+  return [
+    await list(SOURCE_API, 'Transaction'),
+    await list(SOURCE_API, 'Source'),
+    await list('v1', 'ConfigMap'),
+    await list('v1', 'Event'),
+    await list('events.k8s.io/v1', 'Event'),
+    await git(repo.bare, 'log', '-p', '--all'),
+    logs,
+  ].join('\n');
+}
+
+function expectNowhere(haystack: string, secrets: readonly string[]): void {
+  for (const secret of secrets) {
+    expect(haystack).not.toContain(secret);
+    expect(haystack).not.toContain(Buffer.from(secret).toString('base64'));
+  }
+}
+
+describe('SOPS files in sources', () => {
+  it('applies an overlay fed by an encrypted env file and a chart with an encrypted values file, and writes no plaintext', {
+    timeout: 600_000,
+  }, async () => {
+    const token = `token-${randomBytes(8).toString('hex')}`;
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    await ageKeySecret(ns.name);
+    const repo = await createTestRepo(gitServer.server);
+    const run = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: sourceFlags(),
+      logLevel: 'debug',
+    });
+    const commit = await repo.push({ ...sources(ns.name), ...overlay(token), ...chart(password) });
+
+    const app = await waitForPhase(clients.admin, ns.name, `app-${commit.slice(0, 7)}`, 'Committed', 240_000);
+    const db = await waitForPhase(clients.admin, ns.name, `db-${commit.slice(0, 7)}`, 'Committed', 240_000);
+    expect(await secretData('app-env')).toEqual({ API_TOKEN: token, REGION: 'eu-west' });
+    expect(await secretData('db-credentials')).toEqual({ user: 'shop', password });
+
+    // The Secrets are in the Transactions encrypted, to the key's recipient; the ConfigMap in clear.
+    const described = (txn: Transaction) =>
+      txn.spec.changes.map(
+        (c) => `${c.type} ${c.target.kind} ${c.target.name} ${c.sopsContent ? 'sops' : 'clear'}`,
+      );
+    expect(described(app)).toEqual(['Apply ConfigMap app-config clear', 'Apply Secret app-env sops']);
+    expect(described(db)).toEqual(['Apply Secret db-credentials sops']);
+    expect(db.spec.changes[0]?.sopsContent).toContain(team.recipient);
+    await untilSource(clients.admin, ns.name, 'app', attempted(commit, 'Committed'));
+    await untilSource(clients.admin, ns.name, 'db', attempted(commit, 'Committed'));
+
+    expectNowhere(await everythingJanusWrote(repo, await run.logs()), [token, password]);
+  });
+
+  it('fails the render naming the encrypted file when the namespace has no age key', {
+    timeout: 600_000,
+  }, async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    const repo = await createTestRepo(gitServer.server);
+    await janus.start({ repo: repo.url, namespace: ns.name, args: sourceFlags() });
+    const commit = await repo.push({
+      ...declaration('db', ns.name, {
+        path: 'charts/db',
+        helm: { valuesFiles: ['values.yaml', 'secrets.yaml'] },
+      }),
+      ...chart('never-applied'),
+    });
+    const source = await untilSource(clients.admin, ns.name, 'db', attempted(commit, 'RenderFailed'));
+    expect(source.status?.lastAttempted?.reason).toContain(
+      `charts/db/secrets.yaml is SOPS-encrypted, and Secret "${ns.name}/janus-sops-age", which holds the age keys for SOPS-encrypted changes, does not exist`,
+    );
+  });
+});
