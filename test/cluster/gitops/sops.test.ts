@@ -12,8 +12,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
+import {
+  everythingJanusWrote as everythingWritten,
+  expectNowhere,
+  secretData as secretDataOf,
+} from '../../support/cluster/plaintext.ts';
 import { serviceAccount } from '../../support/cluster/saga.ts';
-import { git } from '../../support/git/git-server.ts';
 import { janus as janusCli } from '../../support/processes/cli.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
 import {
@@ -69,38 +73,9 @@ const encryptedSecret = (password: string, recipient: string) =>
     flags: ['--encrypted-regex', '^(data|stringData)$'],
   });
 
-async function secretData(): Promise<Record<string, string>> {
-  const secret = await clients.admin.get<KubeObject & { data?: Record<string, string> }>({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    namespace: ns.name,
-    name: 'web-credentials',
-  });
-  return Object.fromEntries(
-    Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-  );
-}
-
-/** Everything Janus wrote that is not the target Secret or its rollback store's Secret. */
-async function everythingJanusWrote(repo: TestRepo, logs: string): Promise<string> {
-  const list = async (apiVersion: string, kind: string) =>
-    JSON.stringify((await clients.admin.list(apiVersion, kind, ns.name)).items);
-  return [
-    await list('tx.janus.io/v1alpha1', 'Transaction'),
-    await list('v1', 'ConfigMap'),
-    await list('v1', 'Event'),
-    await list('events.k8s.io/v1', 'Event'),
-    await git(repo.bare, 'log', '-p', '--all'),
-    logs,
-  ].join('\n');
-}
-
-function expectNowhere(haystack: string, secrets: readonly string[]): void {
-  for (const secret of secrets) {
-    expect(haystack).not.toContain(secret);
-    expect(haystack).not.toContain(Buffer.from(secret).toString('base64'));
-  }
-}
+const secretData = () => secretDataOf(clients.admin, ns.name, 'web-credentials');
+const everythingJanusWrote = (repo: TestRepo, logs: string) =>
+  everythingWritten(clients.admin, ns.name, repo.bare, logs);
 
 describe('SOPS-encrypted change files', () => {
   it('commit a Secret rotation with the namespace age key, roll it back exactly, and write no plaintext', async () => {

@@ -10,13 +10,16 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
-import type { KubeObject } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
+import {
+  everythingJanusWrote,
+  expectNowhere,
+  secretData as secretDataOf,
+} from '../../support/cluster/plaintext.ts';
 import { serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
-import { git } from '../../support/git/git-server.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
-import { createTestRepo, type TestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
-import { attempted, declaration, SOURCE_API, SOURCE_DEPLOYER, sourceFlags, untilSource } from './harness.ts';
+import { createTestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
+import { attempted, declaration, SOURCE_DEPLOYER, sourceFlags, untilSource } from './harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'src-sops');
@@ -85,39 +88,7 @@ async function ageKeySecret(namespace: string): Promise<void> {
   });
 }
 
-async function secretData(name: string): Promise<Record<string, string>> {
-  const secret = await clients.admin.get<KubeObject & { data?: Record<string, string> }>({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    namespace: ns.name,
-    name,
-  });
-  return Object.fromEntries(
-    Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-  );
-}
-
-/** Everything Janus wrote or said that is not a target Secret or its rollback store's Secret. */
-async function everythingJanusWrote(repo: TestRepo, logs: string): Promise<string> {
-  const list = async (apiVersion: string, kind: string) =>
-    JSON.stringify((await clients.admin.list(apiVersion, kind, ns.name)).items);
-  return [
-    await list(SOURCE_API, 'Transaction'),
-    await list(SOURCE_API, 'Source'),
-    await list('v1', 'ConfigMap'),
-    await list('v1', 'Event'),
-    await list('events.k8s.io/v1', 'Event'),
-    await git(repo.bare, 'log', '-p', '--all'),
-    logs,
-  ].join('\n');
-}
-
-function expectNowhere(haystack: string, secrets: readonly string[]): void {
-  for (const secret of secrets) {
-    expect(haystack).not.toContain(secret);
-    expect(haystack).not.toContain(Buffer.from(secret).toString('base64'));
-  }
-}
+const secretData = (name: string) => secretDataOf(clients.admin, ns.name, name);
 
 describe('SOPS files in sources', () => {
   it('applies an overlay fed by an encrypted env file and a chart with an encrypted values file, and writes no plaintext', {
@@ -152,7 +123,10 @@ describe('SOPS files in sources', () => {
     await untilSource(clients.admin, ns.name, 'app', attempted(commit, 'Committed'));
     await untilSource(clients.admin, ns.name, 'db', attempted(commit, 'Committed'));
 
-    expectNowhere(await everythingJanusWrote(repo, await run.logs()), [token, password]);
+    expectNowhere(await everythingJanusWrote(clients.admin, ns.name, repo.bare, await run.logs()), [
+      token,
+      password,
+    ]);
   });
 
   it('fails the render naming the encrypted file when the namespace has no age key', {
