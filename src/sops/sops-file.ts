@@ -4,7 +4,8 @@
  * back in clear as `sops decrypt` writes it: YAML as YAML (comments are not kept), JSON as JSON,
  * dotenv as dotenv, a binary file as its bytes. INI is recognised and refused.
  */
-import { stringify } from 'yaml';
+import { isMap, stringify } from 'yaml';
+import { parseYamlNodes } from '../yaml/yaml-file.ts';
 import { decryptSops } from './decrypt.ts';
 import { readSopsDocument } from './document.ts';
 import { decryptDotenv, isSopsDotenv } from './dotenv.ts';
@@ -23,9 +24,9 @@ export function sopsFormatOf(path: string): SopsFormat {
 }
 
 /**
- * Whether the file is sops-encrypted: a top-level `sops` key with a `mac` (YAML, and JSON, which
- * the binary format is too), a `sops_mac=` line (dotenv), a `[sops]` section (INI). Cheap: a look
- * at the text, not a parse; a false positive is refused by decryptSopsFile naming the file.
+ * Whether the file is sops-encrypted: a document with a top-level `sops` mapping (YAML, and JSON,
+ * which the binary format is too), a `sops_mac=` line (dotenv), a `[sops]` section with a `mac`
+ * (INI). A look at the text first; only a file that may be one is parsed.
  */
 export function looksSopsEncrypted(path: string, text: string): boolean {
   switch (sopsFormatOf(path)) {
@@ -33,8 +34,13 @@ export function looksSopsEncrypted(path: string, text: string): boolean {
       return isSopsDotenv(text);
     case 'ini':
       return /^\[sops\]\s*$/m.test(text) && /^mac\s*=\s*ENC\[/m.test(text);
-    default:
-      return (/^sops:\s*$/m.test(text) || /^\s*"sops"\s*:\s*\{/m.test(text)) && /\bmac\b/.test(text);
+    default: {
+      if (!/["']?sops["']?\s*:/.test(text) || !/\bmac\b/.test(text)) return false;
+      const docs = parseYamlNodes(text);
+      return (
+        typeof docs !== 'string' && docs.some((d) => isMap(d.contents) && isMap(d.contents.get('sops', true)))
+      );
+    }
   }
 }
 

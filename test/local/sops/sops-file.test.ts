@@ -104,3 +104,11 @@ describe('encryptObject', () => {
     ).toBe(undefined);
   });
 });
+
+describe('looksSopsEncrypted', () => {
+  it('needs a top-level sops mapping, not a nested one', () => {
+    expect(looksSopsEncrypted('cm.json', '{"data": {"sops": {"mac": "x"}}}')).toBe(false);
+    expect(looksSopsEncrypted('cm.yaml', 'data:\n  sops: {mac: x}\n')).toBe(false);
+    expect(looksSopsEncrypted('cm.yaml', 'a: 1\n---\nsops:\n  mac: x\n')).toBe(true);
+  });
+});
