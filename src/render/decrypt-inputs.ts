@@ -58,3 +58,16 @@ export async function decryptInputs(
   }
   return { ok: true, decrypted };
 }
+
+/** Decrypted values shorter than this are not redacted from a message: "3" is in every message. */
+const MIN_REDACTED = 4;
+
+/** `message` with every decrypted value (of MIN_REDACTED characters or more) replaced. */
+export function redactDecrypted(message: string, decrypted: readonly DecryptedInput[]): string {
+  const values = [...new Set(decrypted.flatMap((d) => d.values))]
+    .filter((v) => v.length >= MIN_REDACTED)
+    .sort((a, b) => b.length - a.length);
+  let out = message;
+  for (const value of values) out = out.split(value).join('(decrypted)');
+  return out;
+}

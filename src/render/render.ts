@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Checkout } from './checkout.ts';
 import { diskView } from './checkout-view.ts';
-import { type DecryptedInput, type Decryption, decryptInputs } from './decrypt-inputs.ts';
+import { type DecryptedInput, type Decryption, decryptInputs, redactDecrypted } from './decrypt-inputs.ts';
 import { checkChart } from './helm-precheck.ts';
 import { checkKustomizations, kustomizationIn } from './kustomize-precheck.ts';
 import type { RenderLimits } from './limits.ts';
@@ -35,6 +35,24 @@ export async function renderCheckout(
   request: RenderRequest,
   context: RenderContext,
 ): Promise<RenderResult> {
+  const decrypted: DecryptedInput[] = [];
+  const result = await renderInside(checkout, request, context, decrypted);
+  // A tool's message may quote what it read (an env line, a value it could not parse).
+  if (!result.ok && decrypted.length > 0)
+    return {
+      ok: false,
+      failure: { ...result.failure, message: redactDecrypted(result.failure.message, decrypted) },
+    };
+  return result;
+}
+
+/** The render; `decrypted` receives the SOPS files it decrypted, as soon as they are. */
+async function renderInside(
+  checkout: Checkout,
+  request: RenderRequest,
+  context: RenderContext,
+  decrypted: DecryptedInput[],
+): Promise<RenderResult> {
   const path = sourcePath(request.path);
   if (path === undefined)
     return refused({
@@ -56,6 +74,7 @@ export async function renderCheckout(
         context.decryption,
       );
       if (!opened.ok) return refused(opened.problem);
+      decrypted.push(...opened.decrypted);
       const read = readPlain(checkout.root, path, method.recurse, context.limits.maxOutputBytes);
       if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
       return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes, decrypted: opened.decrypted };
@@ -69,6 +88,7 @@ export async function renderCheckout(
       if (problem) return refused(problem);
       const opened = await decryptInputs(checkout.root, files, context.decryption);
       if (!opened.ok) return refused(opened.problem);
+      decrypted.push(...opened.decrypted);
       const outcome = await runSandboxed({
         program,
         args: kustomizeArguments(path),
@@ -97,6 +117,7 @@ export async function renderCheckout(
       const valuesFiles = method.valuesFiles.flatMap((v) => resolveWithin(path, v) ?? []);
       const opened = await decryptInputs(checkout.root, valuesFiles, context.decryption);
       if (!opened.ok) return refused(opened.problem);
+      decrypted.push(...opened.decrypted);
       const args = await helmArguments(checkout, path, request.namespace, method);
       const outcome = await runSandboxed({
         program,

@@ -220,6 +220,23 @@ describe('SOPS files in a render', () => {
     });
   });
 
+  it("redacts a decrypted value from the tool's message", async () => {
+    const repo = await sourceRepository();
+    const commit = await repo.commit({
+      'chart/Chart.yaml': 'apiVersion: v2\nname: c\nversion: 0.1.0\n',
+      'chart/secrets.yaml': sopsEncrypt(`password: ${PASSWORD}\n`, { recipients: [team.recipient] }),
+      'chart/templates/t.yaml': '{{ fail (printf "bad password %s" .Values.password) }}',
+    });
+    const result = await render(
+      repo,
+      commit,
+      helmRequest('chart', { valuesFiles: ['secrets.yaml'] }),
+      keys(team.identity),
+    );
+    expect(!result.ok && result.failure.message).toMatch(/bad password \(decrypted\)/);
+    expect(JSON.stringify(result)).not.toContain(PASSWORD);
+  });
+
   it('fails the render naming the file when no key opens it or the keys cannot be read', async () => {
     const repo = await sourceRepository();
     const commit = await overlay(repo);
