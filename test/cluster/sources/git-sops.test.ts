@@ -117,7 +117,7 @@ describe('SOPS files in sources', () => {
       txn.spec.changes.map(
         (c) => `${c.type} ${c.target.kind} ${c.target.name} ${c.sopsContent ? 'sops' : 'clear'}`,
       );
-    expect(described(app)).toEqual(['Apply ConfigMap app-config clear', 'Apply Secret app-env sops']);
+    expect(described(app)).toEqual(['Apply Secret app-env sops', 'Apply ConfigMap app-config clear']);
     expect(described(db)).toEqual(['Apply Secret db-credentials sops']);
     expect(db.spec.changes[0]?.sopsContent).toContain(team.recipient);
     await untilSource(clients.admin, ns.name, 'app', attempted(commit, 'Committed'));
