@@ -5,7 +5,7 @@
  * key read as the source's ServiceAccount. The Secrets hold the values in the cluster, and neither
  * value appears anywhere Janus writes: the Transactions (their Secrets are `sopsContent`), the
  * Sources, Events, the results branch, `janus run`'s log. Without the key, the render fails naming
- * the file.
+ * the file: when its ServiceAccount may not read the key, and when there is none.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import {
   expectNowhere,
   secretData as secretDataOf,
 } from '../../support/cluster/plaintext.ts';
-import { serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import { ALL_ON_CONFIGMAPS, grantRole, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
 import { createTestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
 import { attempted, declaration, SOURCE_DEPLOYER, sourceFlags, untilSource } from './harness.ts';
@@ -129,21 +129,45 @@ describe('SOPS files in sources', () => {
     ]);
   });
 
-  it('fails the render naming the encrypted file when the namespace has no age key', {
+  it('fails the render naming the encrypted file when the ServiceAccount may not read the key, or there is none', {
     timeout: 600_000,
   }, async () => {
-    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    // The deployer may write ConfigMaps only: it may not read janus-sops-age.
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await ageKeySecret(ns.name);
     const repo = await createTestRepo(gitServer.server);
     await janus.start({ repo: repo.url, namespace: ns.name, args: sourceFlags() });
-    const commit = await repo.push({
-      ...declaration('db', ns.name, {
-        path: 'charts/db',
-        helm: { valuesFiles: ['values.yaml', 'secrets.yaml'] },
-      }),
-      ...chart('never-applied'),
+    const db = declaration('db', ns.name, {
+      path: 'charts/db',
+      helm: { valuesFiles: ['values.yaml', 'secrets.yaml'] },
     });
-    const source = await untilSource(clients.admin, ns.name, 'db', attempted(commit, 'RenderFailed'));
-    expect(source.status?.lastAttempted?.reason).toContain(
+    const first = await repo.push({ ...db, ...chart('never-applied') });
+    const forbidden = await untilSource(clients.admin, ns.name, 'db', attempted(first, 'RenderFailed'));
+    expect(forbidden.status?.lastAttempted?.reason).toContain(
+      `charts/db/secrets.yaml is SOPS-encrypted, and system:serviceaccount:${ns.name}:deployer may not read Secret "${ns.name}/janus-sops-age"`,
+    );
+
+    // Now it may read Secrets, and there is no key.
+    await clients.admin.delete({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: ns.name,
+      name: 'janus-sops-age',
+    });
+    await grantRole(
+      clients.admin,
+      ns.name,
+      'secrets',
+      [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
+      {
+        kind: 'ServiceAccount',
+        name: 'deployer',
+        namespace: ns.name,
+      },
+    );
+    const second = await repo.push({ 'charts/db/values.yaml': 'db:\n  user: shop2\n' });
+    const missing = await untilSource(clients.admin, ns.name, 'db', attempted(second, 'RenderFailed'));
+    expect(missing.status?.lastAttempted?.reason).toContain(
       `charts/db/secrets.yaml is SOPS-encrypted, and Secret "${ns.name}/janus-sops-age", which holds the age keys for SOPS-encrypted changes, does not exist`,
     );
   });
