@@ -5,10 +5,11 @@ import { memoryView } from './memory-view.ts';
 const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n';
 const BASE = { 'base/kustomization.yaml': 'resources: [cm.yaml]\n', 'base/cm.yaml': CM };
 
-const check = (overlay: string, files: Record<string, string> = {}) =>
+const check = (overlay: string, files: Record<string, string> = {}, named?: Set<string>) =>
   checkKustomizations(
     memoryView({ ...BASE, 'app/cm.yaml': CM, 'app/kustomization.yaml': overlay, ...files }),
     'app',
+    named,
   );
 
 describe('the Kustomize pre-check', () => {
@@ -35,20 +36,38 @@ replacements:
 openapi: {path: schema.json}
 transformers: [builtin.yaml]
 `;
+    const named = new Set<string>();
     expect(
-      check(overlay, {
-        'components/extra/kustomization.yaml': 'kind: Component\nresources: [cm.yaml]\n',
-        'components/extra/cm.yaml': CM,
-        'app/patch.yaml': CM,
-        'app/app.properties': 'a=1\n',
-        'app/other.txt': 'x',
-        'app/app.env': 'A=1\n',
-        'app/r.yaml': '- source: {kind: ConfigMap}\n',
-        'app/schema.json': '{}',
-        'app/builtin.yaml':
-          'apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata: {name: p}\nprefix: a-\n',
-      }),
+      check(
+        overlay,
+        {
+          'components/extra/kustomization.yaml': 'kind: Component\nresources: [cm.yaml]\n',
+          'components/extra/cm.yaml': CM,
+          'app/patch.yaml': CM,
+          'app/app.properties': 'a=1\n',
+          'app/other.txt': 'x',
+          'app/app.env': 'A=1\n',
+          'app/r.yaml': '- source: {kind: ConfigMap}\n',
+          'app/schema.json': '{}',
+          'app/builtin.yaml':
+            'apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata: {name: p}\nprefix: a-\n',
+        },
+        named,
+      ),
     ).toBeUndefined();
+    // Every file the kustomizations name: what a render decrypts when it is SOPS-encrypted.
+    expect([...named].sort()).toEqual([
+      'app/app.env',
+      'app/app.properties',
+      'app/builtin.yaml',
+      'app/cm.yaml',
+      'app/other.txt',
+      'app/patch.yaml',
+      'app/r.yaml',
+      'app/schema.json',
+      'base/cm.yaml',
+      'components/extra/cm.yaml',
+    ]);
   });
 
   it('needs a kustomization in the source folder', () => {
