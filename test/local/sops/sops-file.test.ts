@@ -112,3 +112,16 @@ describe('looksSopsEncrypted', () => {
     expect(looksSopsEncrypted('cm.yaml', 'a: 1\n---\nsops:\n  mac: x\n')).toBe(true);
   });
 });
+
+describe('a crafted dotenv file', () => {
+  it('is refused for metadata sops never writes: a list index past 255, a key that is no name', async () => {
+    const mac = 'sops_mac=ENC[AES256_GCM,data:AA==,iv:AA==,tag:AAAAAAAAAAAAAAAAAAAAAA==,type:str]\n';
+    await expect(
+      decryptSopsFile('x.env', `A=1\nsops_age__list_1000__map_recipient=age1x\n${mac}`, [team.identity]),
+    ).rejects.toThrow(/sops_age__list_1000__map_recipient is no sops metadata Janus reads/);
+    await expect(
+      decryptSopsFile('x.env', `sops___proto____map_polluted=yes\n${mac}`, [team.identity]),
+    ).rejects.toThrow(SopsError);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
