@@ -73,7 +73,7 @@ async function renderInside(
         plainFiles(checkout.root, path, method.recurse),
         context.decryption,
       );
-      if (!opened.ok) return refused(opened.problem);
+      if (!opened.ok) return undecryptable(opened.problem);
       decrypted.push(...opened.decrypted);
       const read = readPlain(checkout.root, path, method.recurse, context.limits.maxOutputBytes);
       if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
@@ -87,7 +87,7 @@ async function renderInside(
       const problem = checkKustomizations(view, path, files);
       if (problem) return refused(problem);
       const opened = await decryptInputs(checkout.root, files, context.decryption);
-      if (!opened.ok) return refused(opened.problem);
+      if (!opened.ok) return undecryptable(opened.problem);
       decrypted.push(...opened.decrypted);
       const outcome = await runSandboxed({
         program,
@@ -116,7 +116,7 @@ async function renderInside(
       if (problem) return refused(problem);
       const valuesFiles = method.valuesFiles.flatMap((v) => resolveWithin(path, v) ?? []);
       const opened = await decryptInputs(checkout.root, valuesFiles, context.decryption);
-      if (!opened.ok) return refused(opened.problem);
+      if (!opened.ok) return undecryptable(opened.problem);
       decrypted.push(...opened.decrypted);
       const args = await helmArguments(checkout, path, request.namespace, method);
       const outcome = await runSandboxed({
@@ -184,6 +184,14 @@ function objectsOf(
   const parsed = parseObjects(`${tool}'s output`, stdout.toString('utf8'));
   if (!parsed.ok) return { ok: false, failure: { tool, message: boundedMessage(parsed.message) } };
   return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length, decrypted };
+}
+
+/** A SOPS file the render reads could not be decrypted: no bound of the sandbox stopped it. */
+function undecryptable(problem: InputProblem): RenderResult {
+  return {
+    ok: false,
+    failure: { tool: 'janus', file: boundedMessage(problem.file), message: boundedMessage(problem.message) },
+  };
 }
 
 function refused(problem: InputProblem): RenderResult {
