@@ -20,6 +20,7 @@ import type { Metrics } from '../metrics/index.ts';
 import { Renderer } from '../render/renderer.ts';
 import type { ResultContext } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
+import type { DriftNotice } from '../sources/drift-monitor.ts';
 import { discoveredScopes, SourceApi } from '../sources/source-api.ts';
 import { SourceSync } from '../sources/source-sync.ts';
 import { VERSION } from '../version.ts';
@@ -41,6 +42,8 @@ export interface GitSource {
 export interface TermHooks {
   /** Each record the materializer queued for the results branch (a rejection notifies). */
   onResultWritten?(record: ResultRecord): void;
+  /** A source's drift found, changed or gone (the `Drifted` notification). */
+  onDrift?(notice: DriftNotice): void;
 }
 
 /** What the Git side shares with the rest of the process. */
@@ -198,7 +201,23 @@ function sourcesStep(o: TermOptions): GitSideOptions['sources'] {
       ageKeys: (namespace, serviceAccount) =>
         readAgeKeys(context.objects.as(`system:serviceaccount:${namespace}:${serviceAccount}`), namespace),
       context: o.context,
+      drift: {
+        objects: context.objects,
+        ...driftTestSettings(),
+        ...(o.hooks?.onDrift && { onNews: o.hooks.onDrift }),
+        setMetric: o.metrics.setSourceDrift,
+      },
     });
+}
+
+/**
+ * Test-only (JANUS_TEST_DRIFT_INTERVAL_MS): every source's drift interval, below the CRD's 1m
+ * minimum, so a cluster test sees two checks in seconds. Never set in production.
+ */
+function driftTestSettings(): { intervalOverrideMs?: number; tickMs?: number } {
+  const ms = Number(process.env.JANUS_TEST_DRIFT_INTERVAL_MS);
+  if (!Number.isInteger(ms) || ms <= 0) return {};
+  return { intervalOverrideMs: ms, tickMs: Math.min(15_000, Math.max(200, Math.floor(ms / 2))) };
 }
 
 async function startGitTerm(o: TermOptions, signal: AbortSignal): Promise<GitSide> {

@@ -179,7 +179,10 @@ async function startTerm(
     deps.notifications &&
     startNotifier(o, { client, cache, metrics, config: deps.notifications, repository: source?.repository });
   try {
-    const hooks = notifier && { onResultWritten: notifier.recordWritten.bind(notifier) };
+    const hooks = notifier && {
+      onResultWritten: notifier.recordWritten.bind(notifier),
+      onDrift: notifier.drifted.bind(notifier),
+    };
     const git = plan.whileLeading.includes('git-side')
       ? await source?.startTerm(signal, cache, hooks)
       : undefined;

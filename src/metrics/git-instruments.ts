@@ -45,6 +45,12 @@ export function gitInstruments(registry: Registry) {
       labelNames: ['provider', 'result'] as const,
       registers,
     }),
+    sourceDriftedObjects: new Gauge({
+      name: 'janus_source_drifted_objects',
+      help: 'Objects of a source that differed from its last applied render when last checked (docs/sources.md, Drift); one series per Source this process checks.',
+      labelNames: ['namespace', 'source'] as const,
+      registers,
+    }),
     webhookRequests: new Counter({
       name: 'janus_webhook_requests_total',
       help: 'Webhook requests received, by sender and outcome.',

@@ -191,6 +191,15 @@ export class Metrics {
     else for (const r of COMMIT_STATUS_RESULTS) this.#git.commitStatuses.inc({ provider, result: r }, 0);
   };
 
+  /**
+   * The drifted objects of a Source at its last check; undefined: the Source is gone (or no
+   * longer checked), its series removed. Bounded by the Sources one repository declares (128).
+   */
+  readonly setSourceDrift = (namespace: string, source: string, count: number | undefined): void => {
+    if (count === undefined) this.#git.sourceDriftedObjects.remove({ namespace, source });
+    else this.#git.sourceDriftedObjects.set({ namespace, source }, count);
+  };
+
   /** One webhook request; matches the webhook handler's `onResult`. */
   readonly webhookRequest = (provider: WebhookProvider | 'unknown', outcome: WebhookOutcome): void => {
     this.#git.webhookRequests.inc({ provider, outcome });

@@ -7,7 +7,7 @@
 import { tryParseDuration } from '../api/duration.ts';
 import { formatDiagnostic } from '../yaml/diagnostic.ts';
 import { parseYamlFile } from '../yaml/yaml-file.ts';
-import { isNotifiedPhase, type NotifiedPhase, SEVERITIES, type Severity } from './event.ts';
+import { isNotifiedPhase, NOTIFIED_PHASES, type NotifiedPhase, SEVERITIES, type Severity } from './event.ts';
 
 export const PROVIDER_TYPES = ['cloudevents', 'slack', 'msteams', 'alertmanager'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -117,9 +117,7 @@ function route(value: unknown, at: string, providers: ReadonlySet<string>): Rout
   const phases = list(r.phases, `${at}.phases`).map((p, i) => text(p, `${at}.phases[${i}]`));
   const bad = phases.find((p) => !isNotifiedPhase(p));
   if (bad !== undefined)
-    throw new NotifyConfigError(
-      `${at}.phases: "${bad}" is not one of Committed, RollingBack, RolledBack, Failed, Rejected`,
-    );
+    throw new NotifyConfigError(`${at}.phases: "${bad}" is not one of ${NOTIFIED_PHASES.join(', ')}`);
   const severity = r.severity === undefined ? 'info' : text(r.severity, `${at}.severity`);
   if (!(SEVERITIES as readonly string[]).includes(severity))
     throw new NotifyConfigError(`${at}.severity: "${severity}" is not one of ${SEVERITIES.join(', ')}`);

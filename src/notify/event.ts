@@ -24,7 +24,14 @@ export const PHASE_SEVERITY = {
   RolledBack: 'error',
   Failed: 'error',
   Rejected: 'error',
+  /** A Source's live objects differ from its last applied render (docs/sources.md, "Drift"). */
+  Drifted: 'warning',
+  /** They match it again. */
+  DriftResolved: 'info',
 } as const satisfies Record<string, Severity>;
+
+/** The phases of a Source's drift: events about a Source, not a Transaction. */
+export const DRIFT_PHASES: readonly NotifiedPhase[] = ['Drifted', 'DriftResolved'];
 
 export type NotifiedPhase = keyof typeof PHASE_SEVERITY;
 export const NOTIFIED_PHASES = Object.keys(PHASE_SEVERITY) as NotifiedPhase[];
@@ -46,7 +53,7 @@ export interface NotificationEvent {
   severity: Severity;
   /** Why, in one line: the record's message (a health verdict, a conflict, a rejection). */
   reason: string;
-  /** The changes the transaction has. */
+  /** The changes the transaction has; for a drift event, the objects drifted. */
   changes: number;
   /** e.g. "2/3": committed over total, as the record says. */
   progress?: string;
@@ -61,6 +68,34 @@ export interface NotificationEvent {
   author?: string;
   /** When the event was seen (RFC 3339). */
   time: string;
+}
+
+/** What drift-monitor.ts tells (a DriftNotice): a Source's drift found, changed or gone. */
+export interface DriftFacts {
+  namespace: string;
+  source: string;
+  news: 'drifted' | 'resolved';
+  count: number;
+  message: string;
+  revision: string;
+  checkedAt: string;
+}
+
+/** The event of a Source's drift: routed by its namespace like a transaction's; one per check that changed something. */
+export function driftEvent(facts: DriftFacts): NotificationEvent {
+  const phase = facts.news === 'drifted' ? 'Drifted' : 'DriftResolved';
+  return {
+    id: `source:${facts.namespace}/${facts.source}/${phase}@${facts.checkedAt}`,
+    namespace: facts.namespace,
+    name: facts.source,
+    phase,
+    severity: PHASE_SEVERITY[phase],
+    reason: oneLine(facts.message || phase, MAX_REASON_CHARS),
+    changes: facts.count,
+    errors: [],
+    ...(/^[0-9a-f]{40}$/.test(facts.revision) && { commit: facts.revision }),
+    time: facts.checkedAt,
+  };
 }
 
 /** File errors carried by a rejection's event; the results branch has them all. */

@@ -3,7 +3,7 @@
  * reason in one line, then the facts (commit, author, changes) and the links. Pure.
  */
 import type { NotifyConfig } from './config.ts';
-import type { NotificationEvent } from './event.ts';
+import { DRIFT_PHASES, type NotificationEvent } from './event.ts';
 
 export interface Message {
   /** e.g. "shop/release-42: RolledBack". */
@@ -27,7 +27,9 @@ export function messageOf(
     facts.push({ label: 'Commit', value: event.commit.slice(0, SHORT_SHA), ...(url && { url }) });
   }
   if (event.author) facts.push({ label: 'Author', value: event.author });
-  if (event.phase !== 'Rejected') facts.push({ label: 'Changes', value: describeChanges(event) });
+  if (DRIFT_PHASES.includes(event.phase))
+    facts.push({ label: 'Drifted objects', value: String(event.changes) });
+  else if (event.phase !== 'Rejected') facts.push({ label: 'Changes', value: describeChanges(event) });
   if (event.errors.length > 0) facts.push({ label: 'Errors', value: event.errors.join('\n') });
   if (event.path) facts.push({ label: 'Directory', value: event.path });
   const link = fill(config.transactionUrl, event);

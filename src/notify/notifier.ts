@@ -21,7 +21,14 @@ import type { ResultContext } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
 import type { NotifyConfig } from './config.ts';
 import { DeliveryQueue, type DeliveryResult } from './delivery.ts';
-import { eventFromRecord, isNotifiedPhase, type NotificationEvent, printableEvent } from './event.ts';
+import {
+  type DriftFacts,
+  driftEvent,
+  eventFromRecord,
+  isNotifiedPhase,
+  type NotificationEvent,
+  printableEvent,
+} from './event.ts';
 import type { LedgerStore } from './ledger-store.ts';
 import { messageOf } from './message.ts';
 import { payloadFor } from './payloads/index.ts';
@@ -87,6 +94,11 @@ export class Notifier {
   recordWritten(record: ResultRecord): void {
     const event = eventFromRecord(record, this.#now());
     if (event?.phase === 'Rejected') this.#route(event);
+  }
+
+  /** A Source's drift found, changed or gone (drift-monitor.ts): the Drifted or DriftResolved event. */
+  drifted(facts: DriftFacts): void {
+    this.#route(driftEvent(facts));
   }
 
   /** Resolves once everything routed so far has been delivered or given up (tests). */

@@ -25,6 +25,7 @@ import { type RepositoryPolicy, rejectionNamespace } from '../gitops/policy.ts';
 import { hasValidStamp } from '../gitops/provenance.ts';
 import type { SourcePoll, SourceStep, SourceStepContext } from '../gitops/source-step.ts';
 import { commitReader } from '../gitops/tree-reader.ts';
+import type { KubeObject, Objects } from '../kube/resources.ts';
 import { checkoutCommit } from '../render/checkout.ts';
 import { RenderKeyError } from '../render/render-error.ts';
 import type { Renderer } from '../render/renderer.ts';
@@ -34,6 +35,7 @@ import { summaryCondition } from '../saga/status.ts';
 import { formatDiagnostic } from '../yaml/diagnostic.ts';
 import { changesForRender, type RenderPlan } from './changes-for-render.ts';
 import { type Declarations, readDeclarations, type SourceDeclaration } from './declaration.ts';
+import { DriftMonitor, type DriftNotice, type DriftSettings } from './drift-monitor.ts';
 import { inventoryDigestKey } from './inventory.ts';
 import { inventoryFromTransaction } from './inventory-recovery.ts';
 import type { KindToLookUp, Scope } from './object-policy.ts';
@@ -70,6 +72,13 @@ export interface SourceSyncOptions extends Omit<SourceStepContext, 'objects'> {
   ageKeys(namespace: string, serviceAccount: string): Promise<string[]>;
   context: ResultContext;
   now?: () => Date;
+  /** Drift checks (docs/sources.md, "Drift"); undefined: none. */
+  drift?: DriftSettings & {
+    /** The controller identity: drift reads Sources and Transactions, and impersonates each source's ServiceAccount. */
+    objects: Objects;
+    onNews?(notice: DriftNotice): void;
+    setMetric?(namespace: string, source: string, count: number | undefined): void;
+  };
 }
 
 interface Poll {
@@ -93,10 +102,43 @@ export class SourceSync implements SourceStep {
   readonly #rejected = new Map<string, string>();
   /** One sequence reservation at a time: each saves the cursor. */
   #reserving: Promise<unknown> = Promise.resolve();
+  /** Per source, the step or drift write in progress: never two writers of one Source at once. */
+  readonly #locks = new Map<string, Promise<unknown>>();
+  /** A Source as drift last wrote it, newer than the poll's list, until the source's next step. */
+  readonly #driftWritten = new Map<string, Source>();
+  readonly #drift: DriftMonitor | undefined;
 
   constructor(options: SourceSyncOptions) {
     this.#o = options;
     this.#now = options.now ?? (() => new Date());
+    const drift = options.drift;
+    this.#drift =
+      drift &&
+      new DriftMonitor({
+        ...drift,
+        api: options.api,
+        digestKey: async () => inventoryDigestKey(await options.cursor.stampKey()),
+        withSource: (key, write) => this.#locked(key, write),
+        renderApplied: (source) => this.#renderApplied(source),
+        onWritten: (source) => {
+          this.#remember(source);
+          this.#driftWritten.set(keyOf(source), source);
+        },
+        log: options.log.child({ component: 'drift' }),
+        ...(options.now && { now: options.now }),
+      });
+  }
+
+  /** Runs `work` once the source's step or drift write in progress (if any) has ended. */
+  #locked<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#locks.get(key) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const held = run.catch(() => undefined);
+    this.#locks.set(key, held);
+    void held.then(() => {
+      if (this.#locks.get(key) === held) this.#locks.delete(key);
+    });
+    return run;
   }
 
   /**
@@ -120,6 +162,7 @@ export class SourceSync implements SourceStep {
 
   stop(): void {
     this.#o.renderer.stop();
+    void this.#drift?.stop();
   }
 
   /** One step for every source at `at`, the commit the poll reached. */
@@ -162,7 +205,7 @@ export class SourceSync implements SourceStep {
     };
     await Promise.all([
       ...declarations.sources.map((d) =>
-        settle(this.#source(d, listed.get(`${d.namespace}/${d.name}`), poll), {
+        settle(this.#lockedSource(d, listed.get(`${d.namespace}/${d.name}`), poll), {
           source: `${d.namespace}/${d.name}`,
         }),
       ),
@@ -171,8 +214,20 @@ export class SourceSync implements SourceStep {
     await settle(this.#deleteGone(declarations, listed, poll), { step: 'delete' });
     for (const d of declarations.sources) this.#rejected.delete(d.file);
     this.#polled = true;
+    this.#drift?.start();
     if (failures.length > 0) throw failures[0];
     return poll.summary;
+  }
+
+  /** One step of a source, never beside a drift write of its status. */
+  #lockedSource(d: SourceDeclaration, listed: Source | undefined, poll: Poll): Promise<void> {
+    const key = `${d.namespace}/${d.name}`;
+    return this.#locked(key, () => {
+      // Drift wrote the status after the poll listed it: that write is the newer Source.
+      const found = this.#driftWritten.get(key) ?? listed;
+      this.#driftWritten.delete(key);
+      return this.#source(d, found, poll);
+    });
   }
 
   async #source(d: SourceDeclaration, found: Source | undefined, poll: Poll): Promise<void> {
@@ -304,6 +359,7 @@ export class SourceSync implements SourceStep {
     );
     const written = await this.#writeStatus(source, status);
     this.#plans.delete(uid);
+    this.#drift?.nudge(); // a commit applied: its objects are checked at once
     this.#o.log.info(
       { source: keyOf(source), transaction: txn.metadata.name, outcome },
       'source transaction ended; status written',
@@ -495,6 +551,33 @@ export class SourceSync implements SourceStep {
       return;
     }
     throw new Error(`no free Transaction name for source ${namespace}/${d.name} at ${at}`);
+  }
+
+  /**
+   * The objects of `source`'s render at its last applied commit, for drift, when the Transactions
+   * that applied them are gone (retention): its declaration read and rendered at that commit.
+   */
+  async #renderApplied(source: Source): Promise<KubeObject[] | undefined> {
+    const at = source.status?.lastApplied?.revision;
+    if (!at) return undefined;
+    const declarations = await this.#o.repository.run((session) =>
+      readDeclarations(commitReader(session.store, at), this.#o.root, this.#o.policy),
+    );
+    const d = declarations.sources.find(
+      (s) => s.namespace === source.metadata.namespace && s.name === source.metadata.name,
+    );
+    if (!d) return undefined;
+    const rendered = await renderSource(
+      d,
+      () => this.#o.repository.run((session) => checkoutCommit(session.store, at)),
+      {
+        renderer: this.#o.renderer,
+        policy: this.#o.policy,
+        lookupScopes: (kinds) => this.#o.lookupScopes(kinds),
+        digestKey: inventoryDigestKey(await this.#o.cursor.stampKey()),
+      },
+    );
+    return rendered.kind === 'rendered' ? rendered.objects : undefined;
   }
 
   /**

@@ -1,12 +1,13 @@
 /**
  * Alertmanager's API v2 (`POST /api/v2/alerts`, a list of postableAlert). The alert follows
- * the transaction: its identity is the labels {alertname, namespace, transaction, severity};
+ * the transaction: its identity is the labels {alertname, namespace, transaction, severity} (a
+ * Source's drift: {alertname, namespace, source, severity});
  * each event fires the alert of its own severity (warning or error) and resolves (endsAt = now)
  * those of the other severity, so a rollback's warning resolves when the rollback ends, and a
  * Committed transaction (info) resolves both. Janus sends each alert once, so a firing one
  * carries an endsAt: `resolveAfter` later, when Alertmanager resolves it by itself. Pure.
  */
-import type { NotificationEvent, Severity } from '../event.ts';
+import { DRIFT_PHASES, type NotificationEvent, type Severity } from '../event.ts';
 import type { Message } from '../message.ts';
 import type { Payload } from './payload.ts';
 
@@ -25,7 +26,8 @@ export function alertmanagerPayload(
       labels: {
         alertname: ALERT_NAME,
         namespace: event.namespace,
-        transaction: event.name,
+        // A Source's drift alert is its own (DriftResolved resolves Drifted's), never a Transaction's.
+        ...(DRIFT_PHASES.includes(event.phase) ? { source: event.name } : { transaction: event.name }),
         severity,
       },
       annotations: {

@@ -4,7 +4,7 @@
  * over the exact body, in Flux's generic-hmac header `X-Signature: sha256=<hex>`. Pure.
  */
 import { createHmac } from 'node:crypto';
-import type { NotificationEvent } from '../event.ts';
+import { DRIFT_PHASES, type NotificationEvent } from '../event.ts';
 import type { Message } from '../message.ts';
 import type { Payload } from './payload.ts';
 
@@ -12,13 +12,16 @@ export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json; charset=u
 export const SIGNATURE_HEADER = 'X-Signature';
 /** The `type` attribute's prefix: reverse DNS of the API group, then the phase in lower case. */
 export const EVENT_TYPE_PREFIX = 'io.janus.tx.transaction.';
+/** The same for a Source's drift events (Drifted, DriftResolved): about a Source, not a Transaction. */
+export const SOURCE_EVENT_TYPE_PREFIX = 'io.janus.tx.source.';
 
 export function cloudEventPayload(event: NotificationEvent, message: Message): Payload {
+  const ofSource = DRIFT_PHASES.includes(event.phase);
   const body = {
     specversion: '1.0',
     id: event.id,
-    source: `/apis/tx.janus.io/v1alpha1/namespaces/${event.namespace}/transactions/${event.name}`,
-    type: `${EVENT_TYPE_PREFIX}${event.phase.toLowerCase()}`,
+    source: `/apis/tx.janus.io/v1alpha1/namespaces/${event.namespace}/${ofSource ? 'sources' : 'transactions'}/${event.name}`,
+    type: `${ofSource ? SOURCE_EVENT_TYPE_PREFIX : EVENT_TYPE_PREFIX}${event.phase.toLowerCase()}`,
     subject: `${event.namespace}/${event.name}`,
     time: event.time,
     datacontenttype: 'application/json',

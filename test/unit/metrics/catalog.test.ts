@@ -21,6 +21,7 @@ const CATALOG: ReadonlyArray<readonly [string, MetricType, readonly string[]]> =
   ['janus_git_pending_results', 'gauge', []],
   ['janus_git_last_poll_timestamp_seconds', 'gauge', []],
   ['janus_git_suspended', 'gauge', []],
+  ['janus_source_drifted_objects', 'gauge', ['namespace', 'source']],
   ['janus_webhook_requests_total', 'counter', ['outcome', 'provider']],
   ['janus_commit_status_deliveries_total', 'counter', ['provider', 'result']],
   ['janus_notifications_total', 'counter', ['provider', 'result']],
@@ -46,6 +47,7 @@ function exerciseEverything(metrics: Metrics): void {
   metrics.itemOperation('commit', 'success');
   metrics.transactionPruned();
   metrics.setGitSuspended(true);
+  metrics.setSourceDrift('shop', 'shop', 2);
   metrics.lockOperation('acquire', 'conflict');
   metrics.itemCount(3);
   metrics.gitPoll('success', 0.2);

@@ -56,6 +56,8 @@ describe('eventFromRecord: the event is what the result record says', () => {
       RolledBack: 'error',
       Failed: 'error',
       Rejected: 'error',
+      Drifted: 'warning',
+      DriftResolved: 'info',
     });
   });
 });

@@ -1,0 +1,159 @@
+/**
+ * Drift of a source (docs/sources.md, "Drift"), the decisions: when a source is checked, where the
+ * last applied render of each inventory object is found, what the status says after a check
+ * (`status.drift`, the `Drifted` condition), and whether a person is told. The requests are
+ * drift-monitor.ts's. Pure.
+ */
+
+import { tryParseDuration } from '../api/duration.ts';
+import { fitToSchema } from '../api/fit.ts';
+import {
+  type Condition,
+  type InventoryEntry,
+  MAX_DRIFT_LISTED,
+  type Source,
+  type SourceStatus,
+  sourceStatusSchema,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
+import type { KubeObject } from '../kube/resources.ts';
+import { mergeConditions } from '../saga/status.ts';
+import { identityKey, type ObjectIdentity, objectDigest } from './inventory.ts';
+
+/** How an object of the inventory differs from its last applied render. */
+export interface DriftedObject {
+  object: ObjectIdentity;
+  /** missing: deleted; changed: a field the source set has another value or is gone; conflict: another manager took a field the source set. */
+  reason: 'missing' | 'changed' | 'conflict';
+  /** The paths that differ, or the API server's conflict message. */
+  detail: string;
+}
+
+/** One check's outcome: the objects compared, and those that differ. */
+export interface DriftCheck {
+  checkedAt: Date;
+  /** The commit whose render was compared (lastApplied). */
+  revision: string;
+  checked: number;
+  drifted: DriftedObject[];
+  /** Inventory objects not compared (their render not found, a request refused): named in the log. */
+  skipped: number;
+}
+
+/** Objects named in the Drifted condition's message; the status lists MAX_DRIFT_LISTED. */
+export const MAX_DRIFT_IN_MESSAGE = 3;
+
+/** `<apiVersion> <kind> <namespace>/<name>`, or `<apiVersion> <kind> <name>` when cluster-scoped. */
+export function describeIdentity(o: ObjectIdentity): string {
+  return `${o.apiVersion} ${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+}
+
+/** The interval of a source's checks in ms; 0: never. `overrideMs` is the test-only setting. */
+export function driftIntervalMs(source: Pick<Source, 'spec'>, overrideMs?: number): number {
+  const ms = tryParseDuration(source.spec.drift?.interval ?? '10m') ?? 0;
+  if (ms === 0) return 0;
+  return overrideMs !== undefined && overrideMs > 0 ? overrideMs : ms;
+}
+
+export type DriftDue = { due: true } | { due: false; inMs?: number };
+
+/**
+ * Whether a source is checked now: never with interval 0 or before anything was applied; not while
+ * its transaction is in flight (the inventory is about to change); at once after a commit was
+ * applied since the last check; else once the interval has passed since it.
+ */
+export function driftDue(status: SourceStatus | undefined, intervalMs: number, now: Date): DriftDue {
+  if (intervalMs <= 0 || !status?.lastApplied?.revision || !status.inventory?.length) return { due: false };
+  if (status.lastAttempted?.outcome === 'InProgress') return { due: false };
+  const checkedAt = status.drift?.checkedAt ? Date.parse(status.drift.checkedAt) : Number.NaN;
+  if (Number.isNaN(checkedAt)) return { due: true };
+  const applied = status.lastApplied.time ? Date.parse(status.lastApplied.time) : Number.NaN;
+  if (!Number.isNaN(applied) && applied > checkedAt) return { due: true };
+  const inMs = checkedAt + intervalMs - now.getTime();
+  return inMs <= 0 ? { due: true } : { due: false, inMs };
+}
+
+/**
+ * The rendered object of each inventory entry, found in `transactions` (the source's, newest
+ * first): an Apply change whose content has the entry's identity and digest is what was applied
+ * for it, whichever transaction applied it. Entries with none are returned as missing.
+ */
+export function appliedContents(
+  inventory: readonly InventoryEntry[],
+  transactions: readonly Pick<Transaction, 'spec'>[],
+  digestKey: string | Uint8Array,
+): { found: Map<string, KubeObject>; missing: InventoryEntry[] } {
+  const wanted = new Map(inventory.map((e) => [identityKey(e), e]));
+  const found = new Map<string, KubeObject>();
+  for (const txn of transactions) {
+    for (const change of txn.spec.changes ?? []) {
+      if (change.type !== 'Apply' || !change.content) continue;
+      const content = change.content as unknown as KubeObject;
+      if (!content.metadata?.name) continue;
+      const key = identityKey({
+        apiVersion: String(content.apiVersion),
+        kind: String(content.kind),
+        namespace: content.metadata.namespace,
+        name: content.metadata.name,
+      });
+      const entry = wanted.get(key);
+      if (!entry || found.has(key) || objectDigest(content, digestKey) !== entry.digest) continue;
+      found.set(key, content);
+    }
+    if (found.size === wanted.size) break;
+  }
+  return { found, missing: inventory.filter((e) => !found.has(identityKey(e))) };
+}
+
+/** The Drifted condition's message: how many, the first ones named with what differs. */
+export function driftMessage(check: Pick<DriftCheck, 'revision' | 'checked' | 'drifted'>): string {
+  const at = check.revision.slice(0, 7);
+  if (check.drifted.length === 0)
+    return `the ${check.checked} live object(s) match the render of ${at}, as last applied`;
+  const named = check.drifted
+    .slice(0, MAX_DRIFT_IN_MESSAGE)
+    .map((d) => `${describeIdentity(d.object)} (${d.reason}: ${d.detail})`);
+  const more = check.drifted.length - named.length;
+  return `${check.drifted.length} object(s) differ from the render of ${at}, as last applied: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/** The status after a check: `drift` and the `Drifted` condition; the rest as it was. */
+export function driftStatus(
+  status: SourceStatus,
+  check: DriftCheck,
+  now: Date,
+  generation?: number,
+): SourceStatus {
+  const drifted = check.drifted.length > 0;
+  const condition = {
+    type: 'Drifted',
+    status: (drifted ? 'True' : 'False') as Condition['status'],
+    reason: drifted ? 'Drifted' : 'InSync',
+    message: driftMessage(check),
+  };
+  return fitToSchema(sourceStatusSchema.openApi, {
+    ...status,
+    drift: {
+      checkedAt: check.checkedAt.toISOString(),
+      count: check.drifted.length,
+      objects: check.drifted.slice(0, MAX_DRIFT_LISTED).map((d) => describeIdentity(d.object)),
+    },
+    conditions: mergeConditions(status.conditions, [condition], now.toISOString(), generation),
+  });
+}
+
+/**
+ * Whether a check is news (a notification): drift found where there was none, another set of
+ * objects drifted, or drift gone. The same drift found again at every interval is not.
+ */
+export function driftNews(
+  before: SourceStatus['drift'] | undefined,
+  after: NonNullable<SourceStatus['drift']>,
+): 'drifted' | 'resolved' | undefined {
+  const was = before?.count ?? 0;
+  const is = after.count ?? 0;
+  if (is === 0) return was > 0 ? 'resolved' : undefined;
+  if (was === 0) return 'drifted';
+  const same = was === is && JSON.stringify(before?.objects ?? []) === JSON.stringify(after.objects ?? []);
+  return same ? undefined : 'drifted';
+}

@@ -1,0 +1,353 @@
+/**
+ * Drift of the sources (docs/sources.md, "Drift"), the requests: every `spec.drift.interval` each
+ * live object of a Source's inventory is compared with its last applied render (drift-compare.ts),
+ * as the source's ServiceAccount; the status, the metric and a notification say what was found
+ * (drift-decision.ts), and with `drift.correct` a transaction puts it back (drift-correction.ts).
+ *
+ * Bounded and fair: one check at a time per source, at most `concurrency` across sources, the
+ * most overdue first; each check paces its requests (`paceMs` between objects), so a source of
+ * 512 objects takes a slot for a while but never the others'. No check starts while a source's
+ * transaction is in flight, and a check whose source applied something meanwhile is dropped: its
+ * status is written under SourceSync's lock of that source, against the Source read again.
+ *
+ * Where the last applied render comes from: the Apply changes of the source's Transactions, found
+ * by identity and inventory digest (what was applied, whichever transaction applied it); only the
+ * objects whose Transaction retention has removed are rendered again, at lastApplied's commit.
+ */
+import {
+  API_VERSION,
+  KIND,
+  LABEL_SOURCE,
+  SOURCE_KIND,
+  type Source,
+  type Transaction,
+} from '../api/v1alpha1/index.ts';
+import { isConflict, isNotFound, KubeApiError } from '../kube/errors.ts';
+import type { KubeObject, Objects } from '../kube/resources.ts';
+import type { Logger } from '../log/index.ts';
+import type { DriftFacts } from '../notify/event.ts';
+import { sleep } from '../runtime/sleep.ts';
+import { sourceFieldManager } from '../saga/targets.ts';
+import { driftedPaths, dryRunObject } from './drift-compare.ts';
+import {
+  appliedContents,
+  type DriftCheck,
+  type DriftedObject,
+  driftDue,
+  driftIntervalMs,
+  driftNews,
+  driftStatus,
+} from './drift-decision.ts';
+import { identityKey } from './inventory.ts';
+import type { SourceApi } from './source-api.ts';
+
+/** What a person is told when a source's drift changes: src/notify's `Drifted` and `DriftResolved` events. */
+export type DriftNotice = DriftFacts;
+
+export interface DriftSettings {
+  /** Checks at once across sources (default 2). */
+  concurrency?: number;
+  /** Pause between two objects' requests of one check, in ms (default 20). */
+  paceMs?: number;
+  /** How often due sources are looked for, in ms (default 15 s). */
+  tickMs?: number;
+  /** Test-only: every checked source's interval (JANUS_TEST_DRIFT_INTERVAL_MS); never in production. */
+  intervalOverrideMs?: number;
+}
+
+export interface DriftMonitorOptions extends DriftSettings {
+  /** The controller identity (Sources, Transactions); the objects are read as each source's ServiceAccount. */
+  objects: Objects;
+  api: SourceApi;
+  digestKey(): Promise<Buffer>;
+  /** Runs `write` under SourceSync's lock of the source `key` (never beside its step). */
+  withSource<T>(key: string, write: () => Promise<T>): Promise<T>;
+  /** The Source as drift wrote it (SourceSync's view of it). */
+  onWritten(source: Source): void;
+  /** The objects of the render at lastApplied's commit, when its Transactions are gone. */
+  renderApplied?(source: Source): Promise<KubeObject[] | undefined>;
+  /** Drift found, changed or gone. */
+  onNews?(notice: DriftNotice): void;
+  /** Corrects the drifted objects (drift.correct); resolves once the transaction is created. */
+  correct?(
+    source: Source,
+    drifted: readonly DriftedObject[],
+    contents: ReadonlyMap<string, KubeObject>,
+  ): Promise<void>;
+  setMetric?(namespace: string, source: string, count: number | undefined): void;
+  log: Logger;
+  now?: () => Date;
+}
+
+/** Transactions read per page when looking for a source's applied contents (each up to 1 MiB). */
+const TRANSACTION_PAGE = 8;
+/** Characters of an API server's conflict message kept as a drifted object's detail. */
+const MAX_DETAIL = 300;
+
+export class DriftMonitor {
+  readonly #o: DriftMonitorOptions;
+  readonly #now: () => Date;
+  readonly #running = new Set<string>();
+  readonly #metricKeys = new Set<string>();
+  readonly #abort = new AbortController();
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(options: DriftMonitorOptions) {
+    this.#o = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Starts looking for due sources (once). */
+  start(): void {
+    this.#loop ??= this.#run(this.#abort.signal);
+  }
+
+  /** Looks for due sources now (a transaction of a source ended). */
+  nudge(): void {
+    this.#wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await this.#loop;
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const tick = this.#o.tickMs ?? 15_000;
+    while (!signal.aborted) {
+      try {
+        await this.#startDue(signal);
+      } catch (error) {
+        this.#o.log.warn({ err: error }, 'drift: the Sources could not be listed; tried again');
+      }
+      const woken = new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      await Promise.race([sleep(tick, signal), woken]);
+    }
+  }
+
+  /** Starts the due checks, most overdue first, as far as the concurrency bound allows. */
+  async #startDue(signal: AbortSignal): Promise<void> {
+    const sources = await this.#o.api.list();
+    const now = this.#now();
+    this.#forgetMetrics(sources);
+    const due = sources
+      .filter((s) => !this.#running.has(keyOf(s)))
+      .filter((s) => driftDue(s.status, driftIntervalMs(s, this.#o.intervalOverrideMs), now).due)
+      .sort((a, b) => checkedAt(a) - checkedAt(b));
+    const room = (this.#o.concurrency ?? 2) - this.#running.size;
+    for (const source of due.slice(0, Math.max(0, room))) {
+      const key = keyOf(source);
+      this.#running.add(key);
+      void this.#checkAndWrite(source, signal)
+        .catch((error: unknown) =>
+          this.#o.log.warn({ source: key, err: error }, 'drift check failed; tried again'),
+        )
+        .finally(() => {
+          this.#running.delete(key);
+          this.nudge();
+        });
+    }
+  }
+
+  async #checkAndWrite(source: Source, signal: AbortSignal): Promise<void> {
+    const key = keyOf(source);
+    const { check, contents } = await this.#check(source, signal);
+    if (signal.aborted) return;
+    const written = await this.#o.withSource(key, async () => {
+      const fresh = await this.#o.objects.find<Source>({
+        apiVersion: API_VERSION,
+        kind: SOURCE_KIND,
+        namespace: source.metadata.namespace,
+        name: source.metadata.name,
+      });
+      // Applied or attempting something since the check began: the check compared what was.
+      if (!fresh || !sameApplied(source, fresh)) return undefined;
+      const next = driftStatus(fresh.status ?? {}, check, this.#now(), fresh.metadata.generation);
+      const out = await this.#o.api.writeStatus(fresh, next);
+      this.#o.onWritten(out);
+      return { before: fresh.status?.drift, out };
+    });
+    if (!written) {
+      this.#o.log.debug({ source: key }, 'drift check dropped: the source applied a commit meanwhile');
+      return;
+    }
+    const drift = written.out.status?.drift ?? {};
+    this.#metricKeys.add(key);
+    this.#o.setMetric?.(source.metadata.namespace ?? '', source.metadata.name, drift.count ?? 0);
+    this.#o.log.info(
+      {
+        source: key,
+        revision: check.revision,
+        checked: check.checked,
+        drifted: check.drifted.length,
+        skipped: check.skipped,
+        ...(check.drifted.length > 0 && {
+          objects: check.drifted.slice(0, 8).map((d) => `${identityKey(d.object)} ${d.reason}: ${d.detail}`),
+        }),
+      },
+      'drift checked',
+    );
+    const news = driftNews(written.before, drift);
+    const condition = written.out.status?.conditions?.find((c) => c.type === 'Drifted');
+    if (news)
+      this.#o.onNews?.({
+        namespace: source.metadata.namespace ?? '',
+        source: source.metadata.name,
+        news,
+        count: drift.count ?? 0,
+        message: condition?.message ?? '',
+        revision: check.revision,
+        checkedAt: drift.checkedAt ?? check.checkedAt.toISOString(),
+      });
+    if (check.drifted.length > 0 && written.out.spec.drift?.correct && this.#o.correct)
+      await this.#o.correct(written.out, check.drifted, contents);
+  }
+
+  /** Compares every inventory object whose applied render is known with the live one. */
+  async #check(
+    source: Source,
+    signal: AbortSignal,
+  ): Promise<{ check: DriftCheck; contents: Map<string, KubeObject> }> {
+    const status = source.status ?? {};
+    const inventory = status.inventory ?? [];
+    const namespace = source.metadata.namespace ?? '';
+    const contents = await this.#contents(source);
+    const manager = sourceFieldManager(namespace, source.metadata.name);
+    const as = this.#o.objects.as(`system:serviceaccount:${namespace}:${source.spec.serviceAccountName}`);
+    const drifted: DriftedObject[] = [];
+    let checked = 0;
+    let skipped = inventory.length - contents.size;
+    for (const entry of inventory) {
+      if (signal.aborted) break;
+      const rendered = contents.get(identityKey(entry));
+      if (!rendered) continue;
+      const object = {
+        apiVersion: entry.apiVersion,
+        kind: entry.kind,
+        namespace: entry.namespace,
+        name: entry.name,
+      };
+      try {
+        const found = await compareOne(as, rendered, manager);
+        checked++;
+        if (found) drifted.push({ object, ...found });
+      } catch (error) {
+        skipped++;
+        this.#o.log.warn(
+          { source: keyOf(source), object: identityKey(entry), err: error },
+          'drift: object not compared',
+        );
+      }
+      await sleep(this.#o.paceMs ?? 20, signal);
+    }
+    return {
+      check: {
+        checkedAt: this.#now(),
+        revision: status.lastApplied?.revision ?? '',
+        checked,
+        drifted,
+        skipped,
+      },
+      contents,
+    };
+  }
+
+  /** The last applied render of each inventory object: from the source's Transactions, else rendered again. */
+  async #contents(source: Source): Promise<Map<string, KubeObject>> {
+    const inventory = source.status?.inventory ?? [];
+    const key = await this.#o.digestKey();
+    const found = new Map<string, KubeObject>();
+    let token: string | undefined;
+    do {
+      const page = await this.#o.objects.list<Transaction>(API_VERSION, KIND, source.metadata.namespace, {
+        labelSelector: `${LABEL_SOURCE}=${source.metadata.name}`,
+        limit: String(TRANSACTION_PAGE),
+        ...(token && { continue: token }),
+      });
+      const wanted = inventory.filter((e) => !found.has(identityKey(e)));
+      for (const [k, v] of appliedContents(wanted, page.items, key).found) found.set(k, v);
+      token = page.metadata?.continue || undefined;
+    } while (token && found.size < inventory.length);
+    if (found.size < inventory.length && this.#o.renderApplied) {
+      const objects = await this.#o.renderApplied(source);
+      const wanted = inventory.filter((e) => !found.has(identityKey(e)));
+      if (objects) {
+        const rendered = { spec: { changes: objects.map((content) => applyOf(content)) } };
+        for (const [k, v] of appliedContents(wanted, [rendered as Pick<Transaction, 'spec'>], key).found)
+          found.set(k, v);
+      }
+    }
+    return found;
+  }
+
+  /** Removes the series of Sources no longer listed. */
+  #forgetMetrics(sources: readonly Source[]): void {
+    const listed = new Set(sources.map(keyOf));
+    for (const key of this.#metricKeys) {
+      if (listed.has(key)) continue;
+      const [namespace = '', name = ''] = key.split('/');
+      this.#o.setMetric?.(namespace, name, undefined);
+      this.#metricKeys.delete(key);
+    }
+  }
+}
+
+/**
+ * One object: missing, or the dry run of its render (the source's manager, not forced) compared
+ * with it; undefined when they agree.
+ */
+async function compareOne(
+  as: Objects,
+  rendered: KubeObject,
+  manager: string,
+): Promise<Pick<DriftedObject, 'reason' | 'detail'> | undefined> {
+  const ref = {
+    apiVersion: rendered.apiVersion,
+    kind: rendered.kind,
+    namespace: rendered.metadata.namespace,
+    name: rendered.metadata.name,
+  };
+  const live = await as.find(ref);
+  if (!live) return { reason: 'missing', detail: 'not found' };
+  try {
+    const dryRun = await as.apply(dryRunObject(rendered, live), {
+      dryRun: true,
+      fieldManager: manager,
+      force: false,
+    });
+    const paths = driftedPaths(dryRun, live, manager);
+    return paths.length > 0 ? { reason: 'changed', detail: paths.join(', ') } : undefined;
+  } catch (error) {
+    if (isConflict(error) && error instanceof KubeApiError)
+      return { reason: 'conflict', detail: error.serverMessage.slice(0, MAX_DETAIL) };
+    if (isNotFound(error)) return { reason: 'missing', detail: 'deleted during the check' };
+    throw error;
+  }
+}
+
+function applyOf(content: KubeObject) {
+  return { type: 'Apply', content: content as unknown as Record<string, unknown> };
+}
+
+/** Whether `fresh` still has the applied commit and inventory `checked` was compared against, and nothing in flight. */
+function sameApplied(checked: Source, fresh: Source): boolean {
+  const a = checked.status ?? {};
+  const b = fresh.status ?? {};
+  return (
+    b.lastAttempted?.outcome !== 'InProgress' &&
+    a.lastApplied?.revision === b.lastApplied?.revision &&
+    JSON.stringify(a.inventory ?? []) === JSON.stringify(b.inventory ?? [])
+  );
+}
+
+function checkedAt(s: Source): number {
+  const at = s.status?.drift?.checkedAt;
+  return at ? Date.parse(at) : 0;
+}
+
+function keyOf(source: Pick<Source, 'metadata'>): string {
+  return `${source.metadata.namespace}/${source.metadata.name}`;
+}

@@ -1,0 +1,168 @@
+/** Drift decisions: when a source is checked, where its applied render is found, what the status and notifications say. */
+import { describe, expect, it } from 'vitest';
+import type { InventoryEntry, SourceStatus } from '../../../src/api/v1alpha1/index.ts';
+import type { KubeObject } from '../../../src/kube/resources.ts';
+import {
+  appliedContents,
+  type DriftedObject,
+  driftDue,
+  driftIntervalMs,
+  driftMessage,
+  driftNews,
+  driftStatus,
+} from '../../../src/sources/drift-decision.ts';
+import { inventoryEntry } from '../../../src/sources/inventory.ts';
+
+const KEY = 'the controller key';
+const COMMIT = '3f2a9c1'.padEnd(40, '0');
+const cm = (name: string, data: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'shop' },
+  data,
+});
+const MINUTE = 60_000;
+const T0 = new Date('2026-11-28T12:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+const applied = (over: Partial<SourceStatus> = {}): SourceStatus => ({
+  lastApplied: {
+    revision: COMMIT,
+    shortRevision: '3f2a9c1',
+    transaction: 'shop-3f2a9c1',
+    time: T0.toISOString(),
+  },
+  lastAttempted: {
+    revision: COMMIT,
+    shortRevision: '3f2a9c1',
+    transaction: 'shop-3f2a9c1',
+    outcome: 'Committed',
+  },
+  inventory: [inventoryEntry(cm('a', { x: '1' }), KEY)],
+  ...over,
+});
+
+describe('driftIntervalMs', () => {
+  it('reads the interval; 0s is never, whatever the test-only override', () => {
+    expect(driftIntervalMs({ spec: { drift: { interval: '10m' } } } as never)).toBe(10 * MINUTE);
+    expect(driftIntervalMs({ spec: {} } as never)).toBe(10 * MINUTE);
+    expect(driftIntervalMs({ spec: { drift: { interval: '0s' } } } as never, 500)).toBe(0);
+    expect(driftIntervalMs({ spec: { drift: { interval: '1h' } } } as never, 500)).toBe(500);
+  });
+});
+
+describe('driftDue', () => {
+  it('never with interval 0 or before anything was applied', () => {
+    expect(driftDue(applied(), 0, T0).due).toBe(false);
+    expect(driftDue({}, MINUTE, T0).due).toBe(false);
+    expect(driftDue(applied({ inventory: [] }), MINUTE, T0).due).toBe(false);
+  });
+
+  it('not while a transaction of the source is in flight', () => {
+    const status = applied({
+      lastAttempted: { revision: COMMIT, transaction: 'shop-9b8e7d6', outcome: 'InProgress' },
+    });
+    expect(driftDue(status, MINUTE, at(60 * MINUTE)).due).toBe(false);
+  });
+
+  it('at once when never checked, or when a commit was applied since the last check', () => {
+    expect(driftDue(applied(), MINUTE, T0).due).toBe(true);
+    const checked = { checkedAt: at(-MINUTE / 2).toISOString(), count: 0 };
+    expect(driftDue(applied({ drift: checked }), 10 * MINUTE, T0).due).toBe(true);
+  });
+
+  it('once the interval has passed since the last check, and says how long until then', () => {
+    const status = applied({ drift: { checkedAt: at(MINUTE).toISOString(), count: 0 } });
+    expect(driftDue(status, 10 * MINUTE, at(5 * MINUTE))).toEqual({ due: false, inMs: 6 * MINUTE });
+    expect(driftDue(status, 10 * MINUTE, at(11 * MINUTE)).due).toBe(true);
+  });
+});
+
+describe('appliedContents', () => {
+  const a1 = cm('a', { x: '1' });
+  const b1 = cm('b', { y: '1' });
+  const apply = (o: KubeObject) => ({
+    type: 'Apply' as const,
+    content: o as unknown as Record<string, unknown>,
+  });
+  const txn = (...objects: KubeObject[]) => ({ spec: { changes: objects.map(apply) } }) as never;
+
+  it('finds each entry in whichever transaction applied it, by identity and digest', () => {
+    const inventory = [inventoryEntry(a1, KEY), inventoryEntry(b1, KEY)];
+    const older = txn(a1, cm('b', { y: 'old' }));
+    const newer = txn(b1);
+    const { found, missing } = appliedContents(inventory, [newer, older], KEY);
+    expect([...found.values()]).toEqual(expect.arrayContaining([a1, b1]));
+    expect(found.size).toBe(2);
+    expect(missing).toEqual([]);
+  });
+
+  it('never takes another render of the object (another digest): the entry is missing', () => {
+    const inventory: InventoryEntry[] = [inventoryEntry(a1, KEY)];
+    const { found, missing } = appliedContents(inventory, [txn(cm('a', { x: '2' }))], KEY);
+    expect(found.size).toBe(0);
+    expect(missing).toEqual(inventory);
+  });
+});
+
+const drifted = (name: string, reason: DriftedObject['reason'] = 'changed'): DriftedObject => ({
+  object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name },
+  reason,
+  detail: reason === 'missing' ? 'not found' : 'data.x',
+});
+
+describe('driftStatus', () => {
+  it('counts every drifted object, lists the first 32, and sets Drifted True naming the first ones', () => {
+    const objects = Array.from({ length: 40 }, (_, i) => drifted(`c${i}`));
+    const status = driftStatus(
+      applied(),
+      { checkedAt: at(MINUTE), revision: COMMIT, checked: 40, drifted: objects, skipped: 0 },
+      at(MINUTE),
+      4,
+    );
+    expect(status.drift?.count).toBe(40);
+    expect(status.drift?.objects).toHaveLength(32);
+    expect(status.drift?.objects?.[0]).toBe('v1 ConfigMap shop/c0');
+    const condition = status.conditions?.find((c) => c.type === 'Drifted');
+    expect(condition).toMatchObject({ status: 'True', reason: 'Drifted', observedGeneration: 4 });
+    expect(condition?.message).toBe(
+      '40 object(s) differ from the render of 3f2a9c1, as last applied: v1 ConfigMap shop/c0 (changed: data.x); v1 ConfigMap shop/c1 (changed: data.x); v1 ConfigMap shop/c2 (changed: data.x); and 37 more',
+    );
+    expect(status.inventory).toEqual(applied().inventory);
+  });
+
+  it('sets Drifted False when nothing differs', () => {
+    const status = driftStatus(
+      applied(),
+      { checkedAt: at(MINUTE), revision: COMMIT, checked: 1, drifted: [], skipped: 0 },
+      at(MINUTE),
+    );
+    expect(status.drift).toEqual({ checkedAt: at(MINUTE).toISOString(), count: 0, objects: [] });
+    expect(status.conditions?.find((c) => c.type === 'Drifted')).toMatchObject({
+      status: 'False',
+      reason: 'InSync',
+      message: 'the 1 live object(s) match the render of 3f2a9c1, as last applied',
+    });
+  });
+});
+
+describe('driftMessage', () => {
+  it('names a missing object as such', () => {
+    expect(driftMessage({ revision: COMMIT, checked: 2, drifted: [drifted('gone', 'missing')] })).toBe(
+      '1 object(s) differ from the render of 3f2a9c1, as last applied: v1 ConfigMap shop/gone (missing: not found)',
+    );
+  });
+});
+
+describe('driftNews', () => {
+  const state = (objects: string[]) => ({ checkedAt: T0.toISOString(), count: objects.length, objects });
+  it('tells drift found, another set drifted, and drift gone; not the same drift again', () => {
+    expect(driftNews(undefined, state([]))).toBeUndefined();
+    expect(driftNews(undefined, state(['a']))).toBe('drifted');
+    expect(driftNews(state([]), state(['a']))).toBe('drifted');
+    expect(driftNews(state(['a']), state(['a']))).toBeUndefined();
+    expect(driftNews(state(['a']), state(['a', 'b']))).toBe('drifted');
+    expect(driftNews(state(['a']), state(['b']))).toBe('drifted');
+    expect(driftNews(state(['a']), state([]))).toBe('resolved');
+  });
+});
