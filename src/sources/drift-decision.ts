@@ -8,9 +8,12 @@
 import { tryParseDuration } from '../api/duration.ts';
 import { fitToSchema } from '../api/fit.ts';
 import {
+  type Change,
   type Condition,
   type InventoryEntry,
+  isTerminal,
   MAX_DRIFT_LISTED,
+  type Phase,
   type Source,
   type SourceStatus,
   sourceStatusSchema,
@@ -59,16 +62,20 @@ export type DriftDue = { due: true } | { due: false; inMs?: number };
 
 /**
  * Whether a source is checked now: never with interval 0 or before anything was applied; not while
- * its transaction is in flight (the inventory is about to change); at once after a commit was
- * applied since the last check; else once the interval has passed since it.
+ * its transaction or a correction is in flight (the objects are about to change); at once after a
+ * commit was applied or a correction ended since the last check; else once the interval has
+ * passed since it.
  */
 export function driftDue(status: SourceStatus | undefined, intervalMs: number, now: Date): DriftDue {
   if (intervalMs <= 0 || !status?.lastApplied?.revision || !status.inventory?.length) return { due: false };
   if (status.lastAttempted?.outcome === 'InProgress') return { due: false };
+  if (status.drift?.correction?.outcome === 'InProgress') return { due: false };
   const checkedAt = status.drift?.checkedAt ? Date.parse(status.drift.checkedAt) : Number.NaN;
   if (Number.isNaN(checkedAt)) return { due: true };
   const applied = status.lastApplied.time ? Date.parse(status.lastApplied.time) : Number.NaN;
   if (!Number.isNaN(applied) && applied > checkedAt) return { due: true };
+  const corrected = status.drift?.correction?.time ? Date.parse(status.drift.correction.time) : Number.NaN;
+  if (!Number.isNaN(corrected) && corrected > checkedAt) return { due: true };
   const inMs = checkedAt + intervalMs - now.getTime();
   return inMs <= 0 ? { due: true } : { due: false, inMs };
 }
@@ -156,4 +163,70 @@ export function driftNews(
   if (was === 0) return 'drifted';
   const same = was === is && JSON.stringify(before?.objects ?? []) === JSON.stringify(after.objects ?? []);
   return same ? undefined : 'drifted';
+}
+
+/** Kubernetes' bound on a Transaction's name. */
+const MAX_NAME = 63;
+
+/**
+ * A correction's name: `<source>-drift-<sequence>` (the Git-order sequence it takes, unique in the
+ * repository), the source's name cut if the whole passes 63 characters (its label and
+ * spec.sourceRef name it whole).
+ */
+export function correctionName(source: string, sequence: number): string {
+  const tail = `-drift-${sequence}`;
+  return `${source.slice(0, MAX_NAME - tail.length).replace(/-+$/, '')}${tail}`;
+}
+
+/** The Apply changes of a correction: each drifted object's last applied render, in inventory order. */
+export function correctionChanges(
+  inventory: readonly InventoryEntry[],
+  drifted: readonly DriftedObject[],
+  contents: ReadonlyMap<string, KubeObject>,
+): Change[] {
+  const wanted = new Set(drifted.map((d) => identityKey(d.object)));
+  return inventory.flatMap((entry) => {
+    const key = identityKey(entry);
+    const content = contents.get(key);
+    if (!wanted.has(key) || !content) return [];
+    return [
+      {
+        type: 'Apply' as const,
+        target: {
+          apiVersion: entry.apiVersion,
+          kind: entry.kind,
+          ...(entry.namespace && { namespace: entry.namespace }),
+          name: entry.name,
+        },
+        content: content as unknown as Record<string, unknown>,
+      },
+    ];
+  });
+}
+
+type Correction = NonNullable<NonNullable<SourceStatus['drift']>['correction']>;
+
+/** The status with the correction `correction` (about to be created, or ended). */
+export function correctionStatus(status: SourceStatus, correction: Correction): SourceStatus {
+  return fitToSchema(sourceStatusSchema.openApi, {
+    ...status,
+    drift: { ...status.drift, correction },
+  });
+}
+
+/** What a poll does about a correction in flight, from the state of its Transaction (undefined: not found, or not ours). */
+export type CorrectionStep =
+  | { do: 'none' }
+  | { do: 'wait' }
+  | { do: 'settle'; outcome: 'Committed' | 'RolledBack' | 'Failed' };
+
+export function decideCorrection(
+  status: SourceStatus | undefined,
+  phase: Phase | undefined | 'absent',
+): CorrectionStep {
+  if (status?.drift?.correction?.outcome !== 'InProgress') return { do: 'none' };
+  // Never created (a crash after the status named it): recorded as failed, the next check tries again.
+  if (phase === 'absent') return { do: 'settle', outcome: 'Failed' };
+  if (!isTerminal(phase)) return { do: 'wait' };
+  return { do: 'settle', outcome: phase as 'Committed' | 'RolledBack' | 'Failed' };
 }

@@ -68,7 +68,7 @@ export interface DriftMonitorOptions extends DriftSettings {
   renderApplied?(source: Source): Promise<KubeObject[] | undefined>;
   /** Drift found, changed or gone. */
   onNews?(notice: DriftNotice): void;
-  /** Corrects the drifted objects (drift.correct); resolves once the transaction is created. */
+  /** Corrects the drifted objects (drift.correct), under the source's lock; resolves once its transaction is created. */
   correct?(
     source: Source,
     drifted: readonly DriftedObject[],
@@ -163,11 +163,14 @@ export class DriftMonitor {
         namespace: source.metadata.namespace,
         name: source.metadata.name,
       });
-      // Applied or attempting something since the check began: the check compared what was.
+      // Applied, attempting or correcting something since the check began: the check compared what was.
       if (!fresh || !sameApplied(source, fresh)) return undefined;
       const next = driftStatus(fresh.status ?? {}, check, this.#now(), fresh.metadata.generation);
       const out = await this.#o.api.writeStatus(fresh, next);
       this.#o.onWritten(out);
+      // Corrected under the same lock: no commit's transaction can begin in between.
+      if (check.drifted.length > 0 && out.spec.drift?.correct && this.#o.correct)
+        await this.#o.correct(out, check.drifted, contents);
       return { before: fresh.status?.drift, out };
     });
     if (!written) {
@@ -202,8 +205,6 @@ export class DriftMonitor {
         revision: check.revision,
         checkedAt: drift.checkedAt ?? check.checkedAt.toISOString(),
       });
-    if (check.drifted.length > 0 && written.out.spec.drift?.correct && this.#o.correct)
-      await this.#o.correct(written.out, check.drifted, contents);
   }
 
   /** Compares every inventory object whose applied render is known with the live one. */
@@ -338,6 +339,7 @@ function sameApplied(checked: Source, fresh: Source): boolean {
   const b = fresh.status ?? {};
   return (
     b.lastAttempted?.outcome !== 'InProgress' &&
+    b.drift?.correction?.outcome !== 'InProgress' &&
     a.lastApplied?.revision === b.lastApplied?.revision &&
     JSON.stringify(a.inventory ?? []) === JSON.stringify(b.inventory ?? [])
   );

@@ -35,6 +35,13 @@ import { summaryCondition } from '../saga/status.ts';
 import { formatDiagnostic } from '../yaml/diagnostic.ts';
 import { changesForRender, type RenderPlan } from './changes-for-render.ts';
 import { type Declarations, readDeclarations, type SourceDeclaration } from './declaration.ts';
+import {
+  correctionChanges,
+  correctionName,
+  correctionStatus,
+  type DriftedObject,
+  decideCorrection,
+} from './drift-decision.ts';
 import { DriftMonitor, type DriftNotice, type DriftSettings } from './drift-monitor.ts';
 import { inventoryDigestKey } from './inventory.ts';
 import { inventoryFromTransaction } from './inventory-recovery.ts';
@@ -120,6 +127,7 @@ export class SourceSync implements SourceStep {
         digestKey: async () => inventoryDigestKey(await options.cursor.stampKey()),
         withSource: (key, write) => this.#locked(key, write),
         renderApplied: (source) => this.#renderApplied(source),
+        correct: (source, drifted, contents) => this.#correctDrift(source, drifted, contents),
         onWritten: (source) => {
           this.#remember(source);
           this.#driftWritten.set(keyOf(source), source);
@@ -151,7 +159,10 @@ export class SourceSync implements SourceStep {
     if (!this.#polled) return false;
     const key = `${txn.metadata.namespace}/${source}`;
     if (!this.#statuses.has(key)) return true;
-    const last = this.#statuses.get(key)?.lastAttempted;
+    const status = this.#statuses.get(key);
+    const last = status?.lastAttempted;
+    const correction = status?.drift?.correction;
+    if (correction?.transaction === txn.metadata.name && correction.outcome === 'InProgress') return false;
     return !(last?.transaction === txn.metadata.name && last.outcome === 'InProgress');
   }
 
@@ -234,6 +245,12 @@ export class SourceSync implements SourceStep {
     const key = `${d.namespace}/${d.name}`;
     let source = await this.#ensureSource(d, found, poll);
     if (!source) return;
+    const correcting = await this.#settleCorrection(source, poll);
+    if (correcting === 'wait') {
+      poll.summary.waiting++;
+      return;
+    }
+    source = correcting;
     for (let round = 0; round < 2; round++) {
       const attempt = await this.#attempt(source, poll);
       const step = decideSource({
@@ -294,6 +311,96 @@ export class SourceSync implements SourceStep {
 
   async #writeStatus(source: Source, status: SourceStatus): Promise<Source> {
     return this.#remember(await this.#o.api.writeStatus(source, status));
+  }
+
+  /**
+   * A drift correction in flight (docs/sources.md, "Drift"): 'wait' while its Transaction runs (the
+   * source's transactions never overlap); once it ended, or was never created, its outcome written.
+   */
+  async #settleCorrection(source: Source, poll: Poll): Promise<Source | 'wait'> {
+    const correction = source.status?.drift?.correction;
+    if (correction?.outcome !== 'InProgress' || !correction.transaction) return source;
+    const namespace = source.metadata.namespace ?? '';
+    const txn =
+      this.#o.cachedTransaction(namespace, correction.transaction) ??
+      (await this.#o.api.findTransaction(namespace, correction.transaction));
+    const ours =
+      txn && txn.spec.sourceRef?.name === source.metadata.name && hasValidStamp(txn, poll.stampKey);
+    const step = decideCorrection(source.status, ours ? txn.status?.phase : 'absent');
+    if (step.do === 'wait') return 'wait';
+    if (step.do === 'none') return source;
+    const written = await this.#writeStatus(
+      source,
+      correctionStatus(source.status ?? {}, {
+        ...correction,
+        outcome: step.outcome,
+        time: (ours && txn.status?.completedAt) || this.#now().toISOString(),
+      }),
+    );
+    this.#o.log.info(
+      { source: keyOf(source), transaction: correction.transaction, outcome: step.outcome },
+      'drift correction ended; status written',
+    );
+    this.#drift?.nudge(); // checked again at once: corrected, or still drifted
+    return written;
+  }
+
+  /**
+   * Corrects drift (drift.correct): one Transaction `<source>-drift-<sequence>` of the drifted
+   * objects' last applied renders, applied by the source's manager and gated by its health settings
+   * like a commit's. Called by the drift monitor under this source's lock, with no transaction of
+   * the source in flight; the status names it before it is created (crash safety, as a commit's).
+   */
+  async #correctDrift(
+    source: Source,
+    drifted: readonly DriftedObject[],
+    contents: ReadonlyMap<string, KubeObject>,
+  ): Promise<void> {
+    const status = source.status ?? {};
+    const revision = status.lastApplied?.revision;
+    const file = source.metadata.annotations?.[ANNOTATION_SOURCE_PATH];
+    const changes = correctionChanges(status.inventory ?? [], drifted, contents);
+    if (!revision || !file || changes.length === 0) return;
+    const namespace = source.metadata.namespace ?? '';
+    const { sequence, stampKey } = await this.#reserveSequence();
+    const name = correctionName(source.metadata.name, sequence);
+    const txn = sourceTransaction({
+      source: { name: source.metadata.name, namespace, spec: source.spec },
+      name,
+      file,
+      repository: this.#o.repository.display,
+      branch: this.#o.branch,
+      commit: revision,
+      sequence,
+      changes,
+      renderDigest: status.lastAttempted?.renderDigest ?? '',
+      left: [],
+      stampKey,
+    });
+    const log = this.#o.log.child({ source: keyOf(source), transaction: name });
+    if (Buffer.byteLength(JSON.stringify(txn)) > MAX_TRANSACTION_BYTES) {
+      log.warn(
+        { changes: changes.length },
+        'drift not corrected: its Transaction would not fit one API object',
+      );
+      return;
+    }
+    const correction = { transaction: name, objects: changes.length, time: this.#now().toISOString() };
+    const named = await this.#writeStatus(
+      source,
+      correctionStatus(status, { ...correction, outcome: 'InProgress' }),
+    );
+    const created = await this.#o.transactions.create(txn, stampKey);
+    if (created.kind === 'refused') {
+      await this.#writeStatus(
+        named,
+        correctionStatus(named.status ?? {}, { ...correction, outcome: 'Failed' }),
+      );
+      log.warn({ reason: created.message }, 'drift correction refused');
+      return;
+    }
+    await this.#o.recordMaterialized(created.transaction);
+    log.info({ changes: changes.length, sequence }, 'drift correction created');
   }
 
   /** The transaction the status names, if the status waits for one. */

@@ -236,6 +236,15 @@ export const sourceStatusSchema = object({
       maxItems: MAX_DRIFT_LISTED,
       listType: 'atomic',
     }),
+    correction: object({
+      transaction: string({
+        description: 'The Transaction that corrects the drift (drift.correct), <source>-drift-<sequence>.',
+        maxLength: 63,
+      }),
+      outcome: string({ enum: ['InProgress', 'Committed', 'RolledBack', 'Failed'] }),
+      objects: integer({ minimum: 0, description: 'The drifted objects it applies again.' }),
+      time: timestamp({ description: 'When it was created, or ended.' }),
+    }),
   }),
   conditions: array(conditionSchema, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),
 });

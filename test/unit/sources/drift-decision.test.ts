@@ -4,14 +4,20 @@ import type { InventoryEntry, SourceStatus } from '../../../src/api/v1alpha1/ind
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import {
   appliedContents,
+  correctionChanges,
+  correctionName,
+  correctionStatus,
   type DriftedObject,
+  decideCorrection,
   driftDue,
   driftIntervalMs,
   driftMessage,
   driftNews,
   driftStatus,
 } from '../../../src/sources/drift-decision.ts';
-import { inventoryEntry } from '../../../src/sources/inventory.ts';
+import { identityKey, identityOf, inventoryEntry } from '../../../src/sources/inventory.ts';
+
+const keyOf = (o: KubeObject) => identityKey(identityOf(o));
 
 const KEY = 'the controller key';
 const COMMIT = '3f2a9c1'.padEnd(40, '0');
@@ -69,6 +75,15 @@ describe('driftDue', () => {
     expect(driftDue(applied(), MINUTE, T0).due).toBe(true);
     const checked = { checkedAt: at(-MINUTE / 2).toISOString(), count: 0 };
     expect(driftDue(applied({ drift: checked }), 10 * MINUTE, T0).due).toBe(true);
+  });
+
+  it('not while a correction is in flight; at once when one ended since the last check', () => {
+    const checked = { checkedAt: at(MINUTE).toISOString(), count: 1 };
+    const correction = { transaction: 'shop-drift-7', objects: 1, time: at(2 * MINUTE).toISOString() };
+    const running = applied({ drift: { ...checked, correction: { ...correction, outcome: 'InProgress' } } });
+    expect(driftDue(running, MINUTE, at(60 * MINUTE)).due).toBe(false);
+    const ended = applied({ drift: { ...checked, correction: { ...correction, outcome: 'Committed' } } });
+    expect(driftDue(ended, 10 * MINUTE, at(3 * MINUTE)).due).toBe(true);
   });
 
   it('once the interval has passed since the last check, and says how long until then', () => {
@@ -164,5 +179,48 @@ describe('driftNews', () => {
     expect(driftNews(state(['a']), state(['a', 'b']))).toBe('drifted');
     expect(driftNews(state(['a']), state(['b']))).toBe('drifted');
     expect(driftNews(state(['a']), state([]))).toBe('resolved');
+  });
+});
+
+describe('a correction', () => {
+  it('is named <source>-drift-<sequence>, within 63 characters', () => {
+    expect(correctionName('shop', 42)).toBe('shop-drift-42');
+    const long = 'a'.repeat(55);
+    expect(correctionName(long, 123456)).toHaveLength(63);
+    expect(correctionName(long, 123456).endsWith('-drift-123456')).toBe(true);
+  });
+
+  it('applies the drifted objects only, in inventory order, with their last applied renders', () => {
+    const a = cm('a', { x: '1' });
+    const b = cm('b', { y: '1' });
+    const c = cm('c', { z: '1' });
+    const inventory = [a, b, c].map((o) => inventoryEntry(o, KEY));
+    const contents = new Map([a, b, c].map((o) => [keyOf(o), o]));
+    const changes = correctionChanges(inventory, [drifted('c', 'missing'), drifted('a')], contents);
+    expect(changes).toEqual([
+      {
+        type: 'Apply',
+        target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a' },
+        content: a,
+      },
+      {
+        type: 'Apply',
+        target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'c' },
+        content: c,
+      },
+    ]);
+  });
+
+  it('is waited for while its Transaction runs, and its outcome written once it ended or was never created', () => {
+    const running = correctionStatus(applied(), {
+      transaction: 'shop-drift-7',
+      outcome: 'InProgress',
+      objects: 1,
+    });
+    expect(decideCorrection(applied(), 'Committed')).toEqual({ do: 'none' });
+    expect(decideCorrection(running, 'Verifying')).toEqual({ do: 'wait' });
+    expect(decideCorrection(running, 'Committed')).toEqual({ do: 'settle', outcome: 'Committed' });
+    expect(decideCorrection(running, 'RolledBack')).toEqual({ do: 'settle', outcome: 'RolledBack' });
+    expect(decideCorrection(running, 'absent')).toEqual({ do: 'settle', outcome: 'Failed' });
   });
 });
