@@ -141,6 +141,7 @@ export function driftStatus(
   return fitToSchema(sourceStatusSchema.openApi, {
     ...status,
     drift: {
+      ...status.drift,
       checkedAt: check.checkedAt.toISOString(),
       count: check.drifted.length,
       objects: check.drifted.slice(0, MAX_DRIFT_LISTED).map((d) => describeIdentity(d.object)),

@@ -144,6 +144,13 @@ describe('driftStatus', () => {
       '40 object(s) differ from the render of 3f2a9c1, as last applied: v1 ConfigMap shop/c0 (changed: data.x); v1 ConfigMap shop/c1 (changed: data.x); v1 ConfigMap shop/c2 (changed: data.x); and 37 more',
     );
     expect(status.inventory).toEqual(applied().inventory);
+    const correction = { transaction: 'shop-drift-7', outcome: 'Committed', objects: 1 };
+    const kept = driftStatus(
+      applied({ drift: { count: 1, correction } }),
+      { checkedAt: at(MINUTE), revision: COMMIT, checked: 1, drifted: [], skipped: 0 },
+      at(MINUTE),
+    );
+    expect(kept.drift?.correction).toEqual(correction);
   });
 
   it('sets Drifted False when nothing differs', () => {

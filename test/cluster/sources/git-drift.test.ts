@@ -1,0 +1,182 @@
+/**
+ * Drift of a source (docs/sources.md, "Drift"), through `janus run` and a real Git server: an
+ * applied object edited by another user (a `kubectl edit`: an Update by another field manager) in
+ * a field the source set is drift, shown in the Source's status, its Drifted condition and the
+ * metric; a field only another manager set is not; a deleted object is drift; with
+ * `drift.correct: true` a Transaction `<source>-drift-<n>` puts the objects back.
+ *
+ * The CRD's least interval is 1m: these tests set the test-only JANUS_TEST_DRIFT_INTERVAL_MS (2 s)
+ * instead, so a check follows each change in seconds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Source } from '../../../src/api/v1alpha1/index.ts';
+import { PatchType } from '../../../src/kube/client.ts';
+import type { Objects } from '../../../src/kube/resources.ts';
+import { useClients, useNamespace } from '../../support/cluster/kube.ts';
+import { configMap, data, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import { eventually } from '../../support/eventually.ts';
+import type { JanusRunProcess } from '../../support/processes/janus-run.ts';
+import { createTestRepo, recordedPhase, useGitServer, useJanus } from '../gitops/harness.ts';
+import {
+  attempted,
+  declaration,
+  getSource,
+  SOURCE_DEPLOYER,
+  sourceFlags,
+  sourceTransactions,
+  untilSource,
+  yamlDocuments,
+} from './harness.ts';
+
+const clients = useClients();
+const ns = useNamespace(clients, 'src-drift');
+const git = useGitServer();
+const janus = useJanus(clients);
+
+const DRIFT_ENV = { JANUS_TEST_DRIFT_INTERVAL_MS: '2000' };
+
+const cm = (name: string, values: Record<string, string>) => ({
+  ...configMap(ns.name, name, values),
+  metadata: { name, labels: { app: 'shop' } },
+});
+
+/** A change by another user, as `kubectl edit` makes it: an Update (merge patch) under its own field manager. */
+function edit(admin: Objects, name: string, patch: Record<string, unknown>, manager = 'kubectl-edit') {
+  return admin.patch(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns.name, name },
+    patch,
+    PatchType.merge,
+    {
+      fieldManager: manager,
+    },
+  );
+}
+
+/** Waits for a drift check that began after now: two checks ended from now on (the second began after the first ended). */
+async function checkAfterNow(admin: Objects, name: string): Promise<Source> {
+  const first = await nextCheck(admin, name, new Date().toISOString());
+  return nextCheck(admin, name, first.status?.drift?.checkedAt ?? '');
+}
+
+function nextCheck(admin: Objects, name: string, after: string): Promise<Source> {
+  return untilSource(admin, ns.name, name, (s) => {
+    const at = s.status?.drift?.checkedAt ?? '';
+    if (!(at > after)) throw new Error(`last drift check ${at || 'never'}, want one after ${after}`);
+  });
+}
+
+async function driftMetric(run: JanusRunProcess, source: string): Promise<number | undefined> {
+  const text = await (await fetch(`${await run.opsUrl()}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`janus_source_drifted_objects{namespace="${ns.name}",source="${source}"}`));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+const drifted = (s: Source) => s.status?.conditions?.find((c) => c.type === 'Drifted');
+
+describe('drift of a source', () => {
+  it('shows an edited or deleted object as drift, and not a field only another manager set', {
+    timeout: 600_000,
+  }, async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    const repo = await createTestRepo(git.server);
+    const run = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: sourceFlags(),
+      env: DRIFT_ENV,
+    });
+    const commit = await repo.push({
+      ...declaration('shop', ns.name, { path: 'deploy', plain: {}, drift: { interval: '1m' } }),
+      'deploy/config.yaml': yamlDocuments(cm('settings', { mode: 'blue' }), cm('other', { size: 'small' })),
+    });
+    await waitForPhase(clients.admin, ns.name, `shop-${commit.slice(0, 7)}`, 'Committed', 180_000);
+    await untilSource(clients.admin, ns.name, 'shop', attempted(commit, 'Committed'));
+
+    // In sync once applied.
+    const synced = await checkAfterNow(clients.admin, 'shop');
+    expect(synced.status?.drift).toMatchObject({ count: 0 });
+    expect(drifted(synced)).toMatchObject({ status: 'False', reason: 'InSync' });
+    await eventually(async () => expect(await driftMetric(run, 'shop')).toBe(0));
+
+    // Another manager adds a key and a label the source never set: no drift.
+    await edit(
+      clients.admin,
+      'other',
+      { data: { extra: 'theirs' }, metadata: { labels: { team: 'ops' } } },
+      'ops-tool',
+    );
+    const untouched = await checkAfterNow(clients.admin, 'shop');
+    expect(untouched.status?.drift).toMatchObject({ count: 0 });
+
+    // kubectl edit of a value the source set: drift, named.
+    await edit(clients.admin, 'settings', { data: { mode: 'red' } });
+    const edited = await checkAfterNow(clients.admin, 'shop');
+    expect(edited.status?.drift).toMatchObject({ count: 1, objects: [`v1 ConfigMap ${ns.name}/settings`] });
+    expect(drifted(edited)).toMatchObject({ status: 'True', reason: 'Drifted' });
+    expect(drifted(edited)?.message).toContain(`v1 ConfigMap ${ns.name}/settings (conflict:`);
+    await eventually(async () => expect(await driftMetric(run, 'shop')).toBe(1));
+    // Only reported: the edit stays.
+    expect(await data(clients.admin, ns.name, 'settings')).toEqual({ mode: 'red' });
+
+    // A deleted object: drift too.
+    await clients.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns.name, name: 'other' });
+    const deleted = await checkAfterNow(clients.admin, 'shop');
+    expect(deleted.status?.drift?.count).toBe(2);
+    expect(drifted(deleted)?.message).toContain(`v1 ConfigMap ${ns.name}/other (missing: not found)`);
+    await eventually(async () => expect(await driftMetric(run, 'shop')).toBe(2));
+    expect(await sourceTransactions(clients.admin, ns.name, 'shop')).toHaveLength(1);
+  });
+
+  it('with correct: true, puts edited and deleted objects back by a transaction of its own', {
+    timeout: 600_000,
+  }, async () => {
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    const repo = await createTestRepo(git.server);
+    const run = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: sourceFlags(),
+      env: DRIFT_ENV,
+    });
+    const commit = await repo.push({
+      ...declaration('fixed', ns.name, {
+        path: 'deploy',
+        plain: {},
+        drift: { interval: '1m', correct: true },
+      }),
+      'deploy/config.yaml': yamlDocuments(cm('settings', { mode: 'blue' }), cm('other', { size: 'small' })),
+    });
+    await untilSource(clients.admin, ns.name, 'fixed', attempted(commit, 'Committed'));
+    await checkAfterNow(clients.admin, 'fixed');
+
+    await edit(clients.admin, 'settings', { data: { mode: 'red', added: 'by hand' } });
+    await clients.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns.name, name: 'other' });
+
+    const corrected = await untilSource(clients.admin, ns.name, 'fixed', (s) => {
+      const correction = s.status?.drift?.correction;
+      if (correction?.outcome !== 'Committed') throw new Error(`correction ${JSON.stringify(correction)}`);
+    });
+    const name = corrected.status?.drift?.correction?.transaction ?? '';
+    expect(name).toMatch(/^fixed-drift-\d+$/);
+    const txn = await waitForPhase(clients.admin, ns.name, name, 'Committed', 60_000);
+    expect(txn.spec.sourceRef).toEqual({ name: 'fixed' });
+    expect(txn.spec.changes.map((c) => `${c.type} ${c.target.name}`).sort()).toEqual([
+      'Apply other',
+      'Apply settings',
+    ]);
+    // The source's value is back; the key only the other user added stays (the source never set it).
+    expect(await data(clients.admin, ns.name, 'settings')).toEqual({ mode: 'blue', added: 'by hand' });
+    expect(await data(clients.admin, ns.name, 'other')).toEqual({ size: 'small' });
+    await recordedPhase(repo, ns.name, name, 'Committed');
+
+    // Checked again after it: in sync.
+    const after = await untilSource(clients.admin, ns.name, 'fixed', (s) => {
+      if (s.status?.drift?.count !== 0) throw new Error(`drift ${JSON.stringify(s.status?.drift)}`);
+    });
+    expect(drifted(after)).toMatchObject({ status: 'False' });
+    await eventually(async () => expect(await driftMetric(run, 'fixed')).toBe(0));
+    expect(await getSource(clients.admin, ns.name, 'fixed')).toBeDefined();
+  });
+});
