@@ -113,15 +113,20 @@ export function appliedContents(
 }
 
 /** The Drifted condition's message: how many, the first ones named with what differs. */
-export function driftMessage(check: Pick<DriftCheck, 'revision' | 'checked' | 'drifted'>): string {
+export function driftMessage(
+  check: Pick<DriftCheck, 'revision' | 'checked' | 'drifted'> & { skipped?: number },
+): string {
   const at = check.revision.slice(0, 7);
+  const skipped = check.skipped
+    ? `; ${check.skipped} not compared (their last applied render not found, or a request refused: see janus run's log)`
+    : '';
   if (check.drifted.length === 0)
-    return `the ${check.checked} live object(s) match the render of ${at}, as last applied`;
+    return `the ${check.checked} live object(s) match the render of ${at}, as last applied${skipped}`;
   const named = check.drifted
     .slice(0, MAX_DRIFT_IN_MESSAGE)
     .map((d) => `${describeIdentity(d.object)} (${d.reason}: ${d.detail})`);
   const more = check.drifted.length - named.length;
-  return `${check.drifted.length} object(s) differ from the render of ${at}, as last applied: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  return `${check.drifted.length} object(s) differ from the render of ${at}, as last applied: ${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}${skipped}`;
 }
 
 /** The status after a check: `drift` and the `Drifted` condition; the rest as it was. */
@@ -230,4 +235,26 @@ export function decideCorrection(
   if (phase === 'absent') return { do: 'settle', outcome: 'Failed' };
   if (!isTerminal(phase)) return { do: 'wait' };
   return { do: 'settle', outcome: phase as 'Committed' | 'RolledBack' | 'Failed' };
+}
+
+/**
+ * The sources whose check starts now: due, not already being checked, the most overdue (oldest
+ * check, never checked first) first, as many as the free slots of `concurrency`. A source of 512
+ * objects holds one slot while it is checked; the others take the rest.
+ */
+export function sourcesToCheck(
+  sources: readonly Source[],
+  running: ReadonlySet<string>,
+  concurrency: number,
+  now: Date,
+  intervalOverrideMs?: number,
+): Source[] {
+  const key = (s: Source) => `${s.metadata.namespace}/${s.metadata.name}`;
+  const checkedAt = (s: Source) => (s.status?.drift?.checkedAt ? Date.parse(s.status.drift.checkedAt) : 0);
+  const room = Math.max(0, concurrency - running.size);
+  return sources
+    .filter((s) => !running.has(key(s)))
+    .filter((s) => driftDue(s.status, driftIntervalMs(s, intervalOverrideMs), now).due)
+    .sort((a, b) => checkedAt(a) - checkedAt(b))
+    .slice(0, room);
 }

@@ -33,10 +33,9 @@ import {
   appliedContents,
   type DriftCheck,
   type DriftedObject,
-  driftDue,
-  driftIntervalMs,
   driftNews,
   driftStatus,
+  sourcesToCheck,
 } from './drift-decision.ts';
 import { identityKey } from './inventory.ts';
 import type { SourceApi } from './source-api.ts';
@@ -133,12 +132,14 @@ export class DriftMonitor {
     const sources = await this.#o.api.list();
     const now = this.#now();
     this.#forgetMetrics(sources);
-    const due = sources
-      .filter((s) => !this.#running.has(keyOf(s)))
-      .filter((s) => driftDue(s.status, driftIntervalMs(s, this.#o.intervalOverrideMs), now).due)
-      .sort((a, b) => checkedAt(a) - checkedAt(b));
-    const room = (this.#o.concurrency ?? 2) - this.#running.size;
-    for (const source of due.slice(0, Math.max(0, room))) {
+    const due = sourcesToCheck(
+      sources,
+      this.#running,
+      this.#o.concurrency ?? 2,
+      now,
+      this.#o.intervalOverrideMs,
+    );
+    for (const source of due) {
       const key = keyOf(source);
       this.#running.add(key);
       void this.#checkAndWrite(source, signal)
@@ -343,11 +344,6 @@ function sameApplied(checked: Source, fresh: Source): boolean {
     a.lastApplied?.revision === b.lastApplied?.revision &&
     JSON.stringify(a.inventory ?? []) === JSON.stringify(b.inventory ?? [])
   );
-}
-
-function checkedAt(s: Source): number {
-  const at = s.status?.drift?.checkedAt;
-  return at ? Date.parse(at) : 0;
 }
 
 function keyOf(source: Pick<Source, 'metadata'>): string {

@@ -14,6 +14,7 @@ import {
   driftMessage,
   driftNews,
   driftStatus,
+  sourcesToCheck,
 } from '../../../src/sources/drift-decision.ts';
 import { identityKey, identityOf, inventoryEntry } from '../../../src/sources/inventory.ts';
 
@@ -144,7 +145,7 @@ describe('driftStatus', () => {
       '40 object(s) differ from the render of 3f2a9c1, as last applied: v1 ConfigMap shop/c0 (changed: data.x); v1 ConfigMap shop/c1 (changed: data.x); v1 ConfigMap shop/c2 (changed: data.x); and 37 more',
     );
     expect(status.inventory).toEqual(applied().inventory);
-    const correction = { transaction: 'shop-drift-7', outcome: 'Committed', objects: 1 };
+    const correction = { transaction: 'shop-drift-7', outcome: 'Committed' as const, objects: 1 };
     const kept = driftStatus(
       applied({ drift: { count: 1, correction } }),
       { checkedAt: at(MINUTE), revision: COMMIT, checked: 1, drifted: [], skipped: 0 },
@@ -169,6 +170,12 @@ describe('driftStatus', () => {
 });
 
 describe('driftMessage', () => {
+  it('says how many objects were not compared', () => {
+    expect(driftMessage({ revision: COMMIT, checked: 0, drifted: [], skipped: 2 })).toBe(
+      "the 0 live object(s) match the render of 3f2a9c1, as last applied; 2 not compared (their last applied render not found, or a request refused: see janus run's log)",
+    );
+  });
+
   it('names a missing object as such', () => {
     expect(driftMessage({ revision: COMMIT, checked: 2, drifted: [drifted('gone', 'missing')] })).toBe(
       '1 object(s) differ from the render of 3f2a9c1, as last applied: v1 ConfigMap shop/gone (missing: not found)',
@@ -229,5 +236,28 @@ describe('a correction', () => {
     expect(decideCorrection(running, 'Committed')).toEqual({ do: 'settle', outcome: 'Committed' });
     expect(decideCorrection(running, 'RolledBack')).toEqual({ do: 'settle', outcome: 'RolledBack' });
     expect(decideCorrection(running, 'absent')).toEqual({ do: 'settle', outcome: 'Failed' });
+  });
+});
+
+describe('sourcesToCheck', () => {
+  const source = (name: string, status: SourceStatus, interval = '10m') =>
+    ({ metadata: { namespace: 'shop', name }, spec: { drift: { interval } }, status }) as never;
+  const checked = (minutes: number) =>
+    applied({ drift: { checkedAt: at(minutes * MINUTE).toISOString(), count: 0 } });
+
+  it('starts the most overdue first, as many as the free slots, never one already being checked', () => {
+    const big = source('big', checked(0));
+    const never = source('never', applied());
+    const recent = source('recent', checked(5));
+    const notDue = source('notdue', checked(25));
+    const off = source('off', applied(), '0s');
+    const all = [recent, big, notDue, never, off];
+    const now = at(30 * MINUTE);
+    const names = (list: { metadata: { name: string } }[]) => list.map((s) => s.metadata.name);
+    expect(names(sourcesToCheck(all, new Set(), 2, now))).toEqual(['never', 'big']);
+    // The big source still being checked holds one slot; the next most overdue takes the other.
+    expect(names(sourcesToCheck(all, new Set(['shop/big']), 2, now))).toEqual(['never']);
+    expect(names(sourcesToCheck(all, new Set(['shop/big', 'shop/never']), 2, now))).toEqual([]);
+    expect(names(sourcesToCheck(all, new Set(['shop/big']), 3, now))).toEqual(['never', 'recent']);
   });
 });
