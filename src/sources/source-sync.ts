@@ -386,16 +386,19 @@ export class SourceSync implements SourceStep {
       return;
     }
     const correction = { transaction: name, objects: changes.length, time: this.#now().toISOString() };
+    // Written under drift's lock: the newest Source for the source's next step, as drift's own writes.
     const named = await this.#writeStatus(
       source,
       correctionStatus(status, { ...correction, outcome: 'InProgress' }),
     );
+    this.#driftWritten.set(keyOf(named), named);
     const created = await this.#o.transactions.create(txn, stampKey);
     if (created.kind === 'refused') {
-      await this.#writeStatus(
+      const failed = await this.#writeStatus(
         named,
         correctionStatus(named.status ?? {}, { ...correction, outcome: 'Failed' }),
       );
+      this.#driftWritten.set(keyOf(failed), failed);
       log.warn({ reason: created.message }, 'drift correction refused');
       return;
     }
