@@ -217,7 +217,7 @@ function sourcesStep(o: TermOptions): GitSideOptions['sources'] {
 function driftTestSettings(): { intervalOverrideMs?: number; tickMs?: number } {
   const ms = Number(process.env.JANUS_TEST_DRIFT_INTERVAL_MS);
   if (!Number.isInteger(ms) || ms <= 0) return {};
-  return { intervalOverrideMs: ms, tickMs: Math.min(15_000, Math.max(200, Math.floor(ms / 2))) };
+  return { intervalOverrideMs: ms, tickMs: Math.min(30_000, Math.max(200, Math.floor(ms / 2))) };
 }
 
 async function startGitTerm(o: TermOptions, signal: AbortSignal): Promise<GitSide> {

@@ -48,7 +48,7 @@ export interface DriftSettings {
   concurrency?: number;
   /** Pause between two objects' requests of one check, in ms (default 20). */
   paceMs?: number;
-  /** How often due sources are looked for, in ms (default 15 s). */
+  /** How often due sources are looked for (one list of the Sources), in ms (default 30 s; a commit applied or a correction ended looks at once). */
   tickMs?: number;
   /** Test-only: every checked source's interval (JANUS_TEST_DRIFT_INTERVAL_MS); never in production. */
   intervalOverrideMs?: number;
@@ -113,7 +113,7 @@ export class DriftMonitor {
   }
 
   async #run(signal: AbortSignal): Promise<void> {
-    const tick = this.#o.tickMs ?? 15_000;
+    const tick = this.#o.tickMs ?? 30_000;
     while (!signal.aborted) {
       try {
         await this.#startDue(signal);
