@@ -1,17 +1,3 @@
-/**
- * Git push → Committed, end to end through what ships: a real `janus run` process (controller,
- * poller, materializer, results writer) against the test control plane and a git http-backend
- * server. Each run pushes one commit adding a transaction directory of a few ConfigMap Patch
- * changes, and a client watching the cluster times, from the push finishing, when the Transaction
- * exists (materialized) and when it is Committed. Twice:
- *
- * - webhook: a signed GitHub push delivery is POSTed right after the push; polling is set to 1h
- *   so that only the webhook can explain the Transaction.
- * - polling: no webhook, `janus run`'s default interval (30s, ±10% jitter). Each push waits a
- *   random part of an interval first, so it lands at a random moment of the poll cycle as a
- *   user's would (otherwise it would follow the previous run's poll, a near worst case).
- */
-import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +6,7 @@ import { parseDuration } from '../../src/api/duration.ts';
 import type { Transaction } from '../../src/api/v1alpha1/index.ts';
 import { configMap, getTxn, txnRef } from '../support/cluster/saga.ts';
 import { type GitServer, pushCommit, startGitServer } from '../support/git/git-server.ts';
+import { deliverGithubPush } from '../support/git/github-push.ts';
 import { configMapYaml, directory, successfulPolls } from '../support/git/transaction-repo.ts';
 import { type JanusRunProcess, startJanusRun } from '../support/processes/janus-run.ts';
 import { type Bench, timeUntil } from './harness.ts';
@@ -49,23 +36,6 @@ const DELIVERIES: readonly Delivery[] = [
 interface Timing {
   materializedMs: number;
   committedMs: number;
-}
-
-/** What GitHub sends after a push to main, signed with the shared secret. */
-async function deliverPush(opsUrl: string, commit: string): Promise<void> {
-  const body = JSON.stringify({ ref: 'refs/heads/main', after: commit });
-  const response = await fetch(`${opsUrl}/webhook/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-    },
-    body,
-  });
-  if (response.status !== 202)
-    throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
 }
 
 /** Times, from `pushed`, when Transaction `name` first exists and when it is Committed. */
@@ -152,7 +122,7 @@ async function pushToCommitted(
       const { name, files } = release(r);
       const commit = await pushCommit(bare, 'main', files, `release ${r + 1}`);
       const pushed = performance.now();
-      if (delivery.webhook) await deliverPush(opsUrl, commit);
+      if (delivery.webhook) await deliverGithubPush(opsUrl, commit, SECRET);
       timings.push(await observe(b, namespace, name, pushed));
       // The next run patches the same ConfigMaps: it waits for this one's locks to be released.
       await timeUntil(async () => !(await getTxn(b.admin, namespace, name)).metadata.finalizers?.length);

@@ -16,7 +16,6 @@
  */
 
 import { execFile } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import { Renderer } from '../../src/render/renderer.ts';
 import type { RenderRequest } from '../../src/render/types.ts';
 import { testNamespace, txnRef } from '../support/cluster/saga.ts';
 import { pushCommit, startGitServer } from '../support/git/git-server.ts';
+import { deliverGithubPush } from '../support/git/github-push.ts';
 import { sourceRepository } from '../support/git/source-repo.ts';
 import { successfulPolls } from '../support/git/transaction-repo.ts';
 import { startJanusRun } from '../support/processes/janus-run.ts';
@@ -196,21 +196,6 @@ async function kubectlApplyRequests(b: Bench, namespace: string, objects: KubeOb
   }
 }
 
-async function deliverPush(opsUrl: string, commit: string): Promise<void> {
-  const body = JSON.stringify({ ref: 'refs/heads/main', after: commit });
-  const response = await fetch(`${opsUrl}/webhook/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-    },
-    body,
-  });
-  if (response.status !== 202) throw new Error(`webhook answered ${response.status}`);
-}
-
 interface Run {
   renderMs: number;
   firstApplyMs: number;
@@ -294,14 +279,14 @@ async function run(b: Bench): Promise<Run> {
       { 'sources/shop.yaml': SOURCE_FILE(namespace), ...chart(1) },
       'the chart',
     );
-    await deliverPush(opsUrl, first);
+    await deliverGithubPush(opsUrl, first, SECRET);
     const firstApplyMs = await committed(b, namespace, `shop-${first.slice(0, 7)}`);
     await settled(b, namespace, first, `shop-${first.slice(0, 7)}`);
 
     b.proxy.reset();
     const second = await pushCommit(bare, 'main', chart(2), '10 objects changed');
     const pushed = performance.now();
-    await deliverPush(opsUrl, second);
+    await deliverGithubPush(opsUrl, second, SECRET);
     const name = `shop-${second.slice(0, 7)}`;
     await committed(b, namespace, name);
     const pushToCommittedMs = performance.now() - pushed;

@@ -152,16 +152,20 @@ export async function grantClusterRole(
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
     subjects: [subject],
   });
-  const user =
-    subject.kind === 'ServiceAccount'
-      ? `system:serviceaccount:${subject.namespace}:${subject.name}`
-      : subject.name;
+  const user = userOf(subject);
   const first = rules[0];
   if (first) await untilAuthorized(admin, '', user, first);
   return async () => {
     for (const kind of ['ClusterRoleBinding', 'ClusterRole'])
       await admin.delete({ apiVersion: rbac, kind, name }).catch(() => undefined);
   };
+}
+
+/** The user name the API server knows a subject by. */
+function userOf(subject: Subject): string {
+  return subject.kind === 'ServiceAccount'
+    ? `system:serviceaccount:${subject.namespace}:${subject.name}`
+    : subject.name;
 }
 
 /** A Role `name` in `namespace` with exactly these rules, bound to `subject`. */
@@ -185,10 +189,7 @@ export async function grantRole(
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [subject],
   });
-  const user =
-    subject.kind === 'ServiceAccount'
-      ? `system:serviceaccount:${subject.namespace}:${subject.name}`
-      : subject.name;
+  const user = userOf(subject);
   const first = rules[0];
   if (first) await untilAuthorized(admin, namespace, user, first);
 }
