@@ -76,6 +76,8 @@ export class InstanceClaims {
     installation: Installation;
     log: Logger;
     now?: () => number;
+    /** The process is stopping: no further attempt (the last error is thrown). */
+    signal?: AbortSignal;
   }): Promise<InstanceClaims> {
     const claims = new InstanceClaims(opts.client, opts.installation, opts.log, opts.now ?? Date.now);
     // A server still starting (a CRD just created answers 429 a moment) is waited for, a while.
@@ -86,11 +88,11 @@ export class InstanceClaims {
         await claims.#refuseConflicts(mine);
         break;
       } catch (e) {
-        if (!isTransient(e) || e instanceof InstanceClaimedError || attempt >= ACQUIRE_ATTEMPTS)
+        const stopping = opts.signal?.aborted === true;
+        if (!isTransient(e) || e instanceof InstanceClaimedError || attempt >= ACQUIRE_ATTEMPTS || stopping)
           throw explained(e);
         claims.#log.warn({ err: e }, 'could not claim the instance yet; trying again');
-        // Before the manager listens for signals: SIGTERM meanwhile ends the process at once.
-        await sleep(backoffDelay(attempt, ACQUIRE_BACKOFF), new AbortController().signal);
+        await sleep(backoffDelay(attempt, ACQUIRE_BACKOFF), opts.signal ?? new AbortController().signal);
       }
     }
     claims.#log.info({ claim: claimName(opts.installation) }, 'instance claimed');

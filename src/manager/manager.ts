@@ -44,6 +44,10 @@ export async function runManager(o: ManagerOptions): Promise<void> {
   const { log } = o;
   const client = await KubeClient.load(o.kube);
   logApiRequests(client, log);
+  // Listened for before the claim is written: a SIGTERM while the process starts (Node's default
+  // would end it at once) then stops it cleanly, releasing the claim, instead of leaving it
+  // fresh for a lease in which no successor in another namespace may start.
+  const stopping = shutdownSignal(log);
   // Before anything else: another installation of this instance in another namespace stops this one here.
   let claims: InstanceClaims;
   try {
@@ -55,6 +59,7 @@ export async function runManager(o: ManagerOptions): Promise<void> {
         watchNamespace: o.watchNamespace,
       },
       log,
+      signal: stopping,
     });
   } catch (error) {
     await client.connection.close();
@@ -99,34 +104,36 @@ export async function runManager(o: ManagerOptions): Promise<void> {
     failure = error;
     failed.abort();
   });
-  await leadUntil(AbortSignal.any([shutdownSignal(log), failed.signal]), {
-    client,
-    namespace: o.controllerNamespace,
-    election: o.leaderElection,
-    log,
-    onLeading: (leading) => metrics.setLeader(leading),
-    work: async (signal) => {
-      let started: Term;
-      try {
-        started = await startTerm(
-          o,
-          plan,
-          { client, cache: transactions, metrics, source, notifications, claims, current: () => term },
-          signal,
-        );
-      } catch (error) {
-        failure = error;
-        failed.abort();
-        throw error;
-      }
-      term = started;
-      await aborted(signal);
-      term = undefined;
-      await started.git?.stop();
-      await started.notifier?.stop();
-      await started.controller.stop();
-    },
-  });
+  // Asked to stop while starting: nothing to lead; the claim is released below.
+  if (!stopping.aborted)
+    await leadUntil(AbortSignal.any([stopping, failed.signal]), {
+      client,
+      namespace: o.controllerNamespace,
+      election: o.leaderElection,
+      log,
+      onLeading: (leading) => metrics.setLeader(leading),
+      work: async (signal) => {
+        let started: Term;
+        try {
+          started = await startTerm(
+            o,
+            plan,
+            { client, cache: transactions, metrics, source, notifications, claims, current: () => term },
+            signal,
+          );
+        } catch (error) {
+          failure = error;
+          failed.abort();
+          throw error;
+        }
+        term = started;
+        await aborted(signal);
+        term = undefined;
+        await started.git?.stop();
+        await started.notifier?.stop();
+        await started.controller.stop();
+      },
+    });
   await transactions.stop();
   await listeners?.close();
   await source?.repository.idle();

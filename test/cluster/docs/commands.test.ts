@@ -126,8 +126,8 @@ const DECISIONS: Decision[] = [
     skip: 'the whole integration suite, against a cluster of your own',
   },
   {
-    command: /^\.\/bin\/janus demo( --kubeconfig \S+)?( --keep| --ui)?$/,
-    skip: 'long-running, starts its own control plane (or needs a kind cluster); test/cluster/cli/demo.test.ts runs janus demo --kubeconfig, and with --ui in a browser',
+    command: /^\.\/bin\/janus demo( --kubeconfig \S+)?( --keep| --ui| --sources)?$/,
+    skip: 'long-running, starts its own control plane (or needs a kind cluster); test/cluster/cli/demo.test.ts runs janus demo --kubeconfig, with --ui in a browser, and --sources',
   },
   {
     command: /^janus ui( -n shop --no-open)?$/,
@@ -162,8 +162,9 @@ const DECISIONS: Decision[] = [
   },
   {
     file: 'docs/cli.md',
-    command: /^(JANUS_FORGE_TOKEN="\$GITLAB_NOTE_TOKEN" )?janus plan \. -o markdown --comment-on /,
-    skip: 'needs a pull request on a forge and its token; test/cluster/cli/plan-comment.test.ts runs janus plan --comment-on twice against a real Gitea, and test/cluster/ci/examples-ci.test.ts runs the GitHub example as Gitea Actions would',
+    command:
+      /^(JANUS_FORGE_TOKEN="\$GITLAB_NOTE_TOKEN" )?janus plan \.( --base \S+)? -o markdown --comment-on /,
+    skip: 'needs a pull request on a forge and its token; test/cluster/cli/plan-comment.test.ts runs janus plan --comment-on twice against a real Gitea, and test/cluster/ci/examples-ci.test.ts runs the GitHub example as Gitea Actions would; --base (sources) needs a clone with the base commit: test/cluster/sources/plan-sources.test.ts plans one',
   },
   {
     command: /^helm (install|upgrade|uninstall) janus /,
