@@ -1,8 +1,8 @@
 /**
  * Drift of a source (docs/sources.md, "Drift"), the decisions: when a source is checked, where the
  * last applied render of each inventory object is found, what the status says after a check
- * (`status.drift`, the `Drifted` condition), and whether a person is told. The requests are
- * drift-monitor.ts's. Pure.
+ * (`status.drift`, the `Drifted` condition), whether a person is told, and when a correction may
+ * run (the backoff after failed ones). The requests are drift-monitor.ts's. Pure.
  */
 
 import { tryParseDuration } from '../api/duration.ts';
@@ -15,6 +15,7 @@ import {
   MAX_DRIFT_LISTED,
   type Phase,
   type Source,
+  type SourceSpec,
   type SourceStatus,
   sourceStatusSchema,
   type Transaction,
@@ -143,10 +144,12 @@ export function driftStatus(
     reason: drifted ? 'Drifted' : 'InSync',
     message: driftMessage(check),
   };
+  // Drift gone by itself: a later drift's corrections start afresh, without the old backoff.
+  const before = drifted || !status.drift ? status.drift : withoutCorrectionBackoff(status.drift);
   return fitToSchema(sourceStatusSchema.openApi, {
     ...status,
     drift: {
-      ...status.drift,
+      ...before,
       checkedAt: check.checkedAt.toISOString(),
       count: check.drifted.length,
       objects: check.drifted.slice(0, MAX_DRIFT_LISTED).map((d) => describeIdentity(d.object)),
@@ -210,10 +213,91 @@ export function correctionChanges(
   });
 }
 
-type Correction = NonNullable<NonNullable<SourceStatus['drift']>['correction']>;
+type Drift = NonNullable<SourceStatus['drift']>;
+type Correction = NonNullable<Drift['correction']>;
 
-/** The status with the correction `correction` (about to be created, or ended). */
-export function correctionStatus(status: SourceStatus, correction: Correction): SourceStatus {
+/**
+ * The longest wait between two corrections of a source that keep failing (unless its interval is
+ * longer: checks are never more frequent than it). Each failed correction is a whole transaction
+ * (locks, snapshots, the health gate, a rollback) and a notification; an hour bounds that cost at
+ * 24 a day per source however short the interval, and a correction whose cause was fixed meanwhile
+ * still runs within the hour, without anyone having to push a commit.
+ */
+export const MAX_CORRECTION_BACKOFF_MS = 60 * 60_000;
+
+/**
+ * The wait after `failures` corrections in a row ended RolledBack or Failed: the interval, doubled
+ * with each further failure (1, 2, 4, 8 × …), at most MAX_CORRECTION_BACKOFF_MS or the interval.
+ */
+export function correctionBackoffMs(intervalMs: number, failures: number): number {
+  if (failures <= 0 || intervalMs <= 0) return 0;
+  const cap = Math.max(intervalMs, MAX_CORRECTION_BACKOFF_MS);
+  return Math.min(cap, intervalMs * 2 ** Math.min(failures - 1, 30));
+}
+
+/** The status with the correction about to be created, InProgress: the failures before it are kept. */
+export function startedCorrection(
+  status: SourceStatus,
+  correction: { transaction: string; objects: number; time: string },
+): SourceStatus {
+  const failures = status.drift?.correction?.failures;
+  return withCorrection(status, { ...correction, outcome: 'InProgress', ...(failures && { failures }) });
+}
+
+/**
+ * The status once the correction it names ended `outcome` at `time`: Committed clears the
+ * backoff; RolledBack or Failed counts one more failure and sets `retryAfter`, `time` plus the
+ * backoff (correctionBackoffMs), before which no correction of the source is created. Kept in the
+ * status, so a restart of janus run keeps it.
+ */
+export function endedCorrection(
+  status: SourceStatus,
+  outcome: 'Committed' | 'RolledBack' | 'Failed',
+  time: string,
+  intervalMs: number,
+): SourceStatus {
+  const { failures: before = 0, retryAfter: _, ...correction } = status.drift?.correction ?? {};
+  if (outcome === 'Committed') return withCorrection(status, { ...correction, outcome, time });
+  const failures = before + 1;
+  const ended = Date.parse(time);
+  const retryAfter = new Date((Number.isNaN(ended) ? 0 : ended) + correctionBackoffMs(intervalMs, failures));
+  return withCorrection(status, {
+    ...correction,
+    outcome,
+    time,
+    failures,
+    retryAfter: retryAfter.toISOString(),
+  });
+}
+
+/** What a check that found `drifted` objects does: correct them, or only report them (and, in a backoff, until when). */
+export type AfterCheck = { do: 'correct' } | { do: 'report'; heldUntil?: string };
+
+/**
+ * After a check (its status written): with `drift.correct` and drift found, a correction, unless
+ * failed ones set a `retryAfter` still ahead of `now`: then the drift is only reported until then.
+ */
+export function afterCheck(
+  source: { spec: Pick<SourceSpec, 'drift'>; status?: SourceStatus | undefined },
+  drifted: number,
+  now: Date,
+): AfterCheck {
+  if (drifted === 0 || source.spec.drift?.correct !== true) return { do: 'report' };
+  const retryAfter = source.status?.drift?.correction?.retryAfter;
+  const at = retryAfter ? Date.parse(retryAfter) : Number.NaN;
+  if (!retryAfter || Number.isNaN(at) || at <= now.getTime()) return { do: 'correct' };
+  return { do: 'report', heldUntil: retryAfter };
+}
+
+/** `drift` without a backoff: the failures forgotten (a correction committed, the drift gone, a commit applied). */
+export function withoutCorrectionBackoff(drift: Drift): Drift {
+  if (!drift.correction || (drift.correction.failures === undefined && !drift.correction.retryAfter))
+    return drift;
+  const { failures: _f, retryAfter: _r, ...correction } = drift.correction;
+  return { ...drift, correction };
+}
+
+function withCorrection(status: SourceStatus, correction: Correction): SourceStatus {
   return fitToSchema(sourceStatusSchema.openApi, {
     ...status,
     drift: { ...status.drift, correction },
@@ -231,7 +315,7 @@ export function decideCorrection(
   phase: Phase | undefined | 'absent',
 ): CorrectionStep {
   if (status?.drift?.correction?.outcome !== 'InProgress') return { do: 'none' };
-  // Never created (a crash after the status named it): recorded as failed, the next check tries again.
+  // Never created (a crash after the status named it): recorded as failed, tried again after the backoff.
   if (phase === 'absent') return { do: 'settle', outcome: 'Failed' };
   if (!isTerminal(phase)) return { do: 'wait' };
   return { do: 'settle', outcome: phase as 'Committed' | 'RolledBack' | 'Failed' };

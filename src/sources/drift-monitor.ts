@@ -2,7 +2,8 @@
  * Drift of the sources (docs/sources.md, "Drift"), the requests: every `spec.drift.interval` each
  * live object of a Source's inventory is compared with its last applied render (drift-compare.ts),
  * as the source's ServiceAccount; the status, the metric and a notification say what was found
- * (drift-decision.ts), and with `drift.correct` a transaction puts it back (drift-correction.ts).
+ * (drift-decision.ts), and with `drift.correct` a transaction puts it back (SourceSync's
+ * correctDrift), not before the backoff after failed ones (`status.drift.correction.retryAfter`).
  *
  * Bounded and fair: one check at a time per source, at most `concurrency` across sources, the
  * most overdue first; each check paces its requests (`paceMs` between objects), so a source of
@@ -30,6 +31,7 @@ import { sleep } from '../runtime/sleep.ts';
 import { sourceFieldManager } from '../saga/targets.ts';
 import { driftedPaths, dryRunObject } from './drift-compare.ts';
 import {
+  afterCheck,
   appliedContents,
   type DriftCheck,
   type DriftedObject,
@@ -166,13 +168,19 @@ export class DriftMonitor {
       });
       // Applied, attempting or correcting something since the check began: the check compared what was.
       if (!fresh || !sameApplied(source, fresh)) return undefined;
-      const next = driftStatus(fresh.status ?? {}, check, this.#now(), fresh.metadata.generation);
-      const out = await this.#o.api.writeStatus(fresh, next);
+      const now = this.#now();
+      const status = driftStatus(fresh.status ?? {}, check, now, fresh.metadata.generation);
+      const out = await this.#o.api.writeStatus(fresh, status);
       this.#o.onWritten(out);
-      // Corrected under the same lock: no commit's transaction can begin in between.
-      if (check.drifted.length > 0 && out.spec.drift?.correct && this.#o.correct)
-        await this.#o.correct(out, check.drifted, contents);
-      return { before: fresh.status?.drift, out };
+      // Corrected under the same lock: no commit's transaction can begin in between; after failed
+      // corrections, not before their backoff has passed (the check itself runs every interval).
+      const next = afterCheck(out, check.drifted.length, now);
+      if (next.do === 'correct' && this.#o.correct) await this.#o.correct(out, check.drifted, contents);
+      return {
+        before: fresh.status?.drift,
+        out,
+        heldUntil: next.do === 'report' ? next.heldUntil : undefined,
+      };
     });
     if (!written) {
       this.#o.log.debug({ source: key }, 'drift check dropped: the source applied a commit meanwhile');
@@ -188,6 +196,10 @@ export class DriftMonitor {
         checked: check.checked,
         drifted: check.drifted.length,
         skipped: check.skipped,
+        ...(written.heldUntil && {
+          correctionAfter: written.heldUntil,
+          correctionFailures: drift.correction?.failures,
+        }),
         ...(check.drifted.length > 0 && {
           objects: check.drifted.slice(0, 8).map((d) => `${identityKey(d.object)} ${d.reason}: ${d.detail}`),
         }),

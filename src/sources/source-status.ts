@@ -15,6 +15,7 @@ import {
   sourceStatusSchema,
 } from '../api/v1alpha1/index.ts';
 import { type ConditionSpec, mergeConditions } from '../saga/status.ts';
+import { withoutCorrectionBackoff } from './drift-decision.ts';
 
 /** The commit a status names: in full, its first 7 hex, and the Transaction (or its would-be name). */
 export interface Revision {
@@ -89,8 +90,9 @@ export interface Outcome {
 
 /**
  * The outcome of the transaction lastAttempted names. Committed: the commit is applied and the
- * inventory is `inventory` (inventoryAfter); otherwise the cluster is back at lastApplied's render,
- * and the inventory stays.
+ * inventory is `inventory` (inventoryAfter), and a drift correction's backoff is forgotten (the
+ * objects are the new commit's now); otherwise the cluster is back at lastApplied's render, and
+ * the inventory stays.
  */
 export function settledStatus(
   status: SourceStatus,
@@ -113,6 +115,7 @@ export function settledStatus(
       status,
       {
         ...status,
+        ...(status.drift && { drift: withoutCorrectionBackoff(status.drift) }),
         lastAttempted,
         lastApplied: {
           revision: at.revision,

@@ -38,9 +38,11 @@ import { type Declarations, readDeclarations, type SourceDeclaration } from './d
 import {
   correctionChanges,
   correctionName,
-  correctionStatus,
   type DriftedObject,
   decideCorrection,
+  driftIntervalMs,
+  endedCorrection,
+  startedCorrection,
 } from './drift-decision.ts';
 import { DriftMonitor, type DriftNotice, type DriftSettings } from './drift-monitor.ts';
 import { inventoryDigestKey } from './inventory.ts';
@@ -315,7 +317,8 @@ export class SourceSync implements SourceStep {
 
   /**
    * A drift correction in flight (docs/sources.md, "Drift"): 'wait' while its Transaction runs (the
-   * source's transactions never overlap); once it ended, or was never created, its outcome written.
+   * source's transactions never overlap); once it ended, or was never created, its outcome written,
+   * with the backoff before the next correction when it rolled back or failed.
    */
   async #settleCorrection(source: Source, poll: Poll): Promise<Source | 'wait'> {
     const correction = source.status?.drift?.correction;
@@ -331,14 +334,21 @@ export class SourceSync implements SourceStep {
     if (step.do === 'none') return source;
     const written = await this.#writeStatus(
       source,
-      correctionStatus(source.status ?? {}, {
-        ...correction,
-        outcome: step.outcome,
-        time: (ours && txn.status?.completedAt) || this.#now().toISOString(),
-      }),
+      endedCorrection(
+        source.status ?? {},
+        step.outcome,
+        (ours && txn.status?.completedAt) || this.#now().toISOString(),
+        this.#driftIntervalMs(source),
+      ),
     );
+    const ended = written.status?.drift?.correction;
     this.#o.log.info(
-      { source: keyOf(source), transaction: correction.transaction, outcome: step.outcome },
+      {
+        source: keyOf(source),
+        transaction: correction.transaction,
+        outcome: step.outcome,
+        ...(ended?.retryAfter && { failures: ended.failures, retryAfter: ended.retryAfter }),
+      },
       'drift correction ended; status written',
     );
     this.#drift?.nudge(); // checked again at once: corrected, or still drifted
@@ -387,16 +397,18 @@ export class SourceSync implements SourceStep {
     }
     const correction = { transaction: name, objects: changes.length, time: this.#now().toISOString() };
     // Written under drift's lock: the newest Source for the source's next step, as drift's own writes.
-    const named = await this.#writeStatus(
-      source,
-      correctionStatus(status, { ...correction, outcome: 'InProgress' }),
-    );
+    const named = await this.#writeStatus(source, startedCorrection(status, correction));
     this.#driftWritten.set(keyOf(named), named);
     const created = await this.#o.transactions.create(txn, stampKey);
     if (created.kind === 'refused') {
       const failed = await this.#writeStatus(
         named,
-        correctionStatus(named.status ?? {}, { ...correction, outcome: 'Failed' }),
+        endedCorrection(
+          named.status ?? {},
+          'Failed',
+          this.#now().toISOString(),
+          this.#driftIntervalMs(named),
+        ),
       );
       this.#driftWritten.set(keyOf(failed), failed);
       log.warn({ reason: created.message }, 'drift correction refused');
@@ -404,6 +416,11 @@ export class SourceSync implements SourceStep {
     }
     await this.#o.recordMaterialized(created.transaction);
     log.info({ changes: changes.length, sequence }, 'drift correction created');
+  }
+
+  /** The source's drift interval (the test-only override too): the unit of a correction's backoff. */
+  #driftIntervalMs(source: Source): number {
+    return driftIntervalMs(source, this.#o.drift?.intervalOverrideMs);
   }
 
   /** The transaction the status names, if the status waits for one. */

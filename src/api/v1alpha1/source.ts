@@ -244,6 +244,15 @@ export const sourceStatusSchema = object({
       outcome: string({ enum: ['InProgress', 'Committed', 'RolledBack', 'Failed'] }),
       objects: integer({ minimum: 0, description: 'The drifted objects it applies again.' }),
       time: timestamp({ description: 'When it was created, or ended.' }),
+      failures: integer({
+        minimum: 0,
+        description:
+          'Corrections in a row that ended RolledBack or Failed; reset when one commits, when the drift is gone, or when a commit of the source is applied.',
+      }),
+      retryAfter: timestamp({
+        description:
+          'After failures, no correction is created before then (the backoff: the interval doubled with each failure, at most an hour or the interval); drift is still checked every interval.',
+      }),
     }),
   }),
   conditions: array(conditionSchema, { listType: 'map', listMapKeys: ['type'], maxItems: 16 }),

@@ -1,12 +1,17 @@
 /** Drift decisions: when a source is checked, where its applied render is found, what the status and notifications say. */
 import { describe, expect, it } from 'vitest';
-import type { InventoryEntry, SourceStatus } from '../../../src/api/v1alpha1/index.ts';
+import {
+  type InventoryEntry,
+  type SourceStatus,
+  sourceStatusSchema,
+} from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import {
+  afterCheck,
   appliedContents,
+  correctionBackoffMs,
   correctionChanges,
   correctionName,
-  correctionStatus,
   type DriftedObject,
   decideCorrection,
   driftDue,
@@ -14,9 +19,12 @@ import {
   driftMessage,
   driftNews,
   driftStatus,
+  endedCorrection,
   sourcesToCheck,
+  startedCorrection,
 } from '../../../src/sources/drift-decision.ts';
 import { identityKey, identityOf, inventoryEntry } from '../../../src/sources/inventory.ts';
+import { settledStatus } from '../../../src/sources/source-status.ts';
 
 const keyOf = (o: KubeObject) => identityKey(identityOf(o));
 
@@ -226,16 +234,158 @@ describe('a correction', () => {
   });
 
   it('is waited for while its Transaction runs, and its outcome written once it ended or was never created', () => {
-    const running = correctionStatus(applied(), {
+    const running = startedCorrection(applied(), {
       transaction: 'shop-drift-7',
-      outcome: 'InProgress',
       objects: 1,
+      time: T0.toISOString(),
     });
+    expect(running.drift?.correction?.outcome).toBe('InProgress');
     expect(decideCorrection(applied(), 'Committed')).toEqual({ do: 'none' });
     expect(decideCorrection(running, 'Verifying')).toEqual({ do: 'wait' });
     expect(decideCorrection(running, 'Committed')).toEqual({ do: 'settle', outcome: 'Committed' });
     expect(decideCorrection(running, 'RolledBack')).toEqual({ do: 'settle', outcome: 'RolledBack' });
     expect(decideCorrection(running, 'absent')).toEqual({ do: 'settle', outcome: 'Failed' });
+  });
+});
+
+describe('the backoff of a failing correction', () => {
+  const HOUR = 60 * MINUTE;
+  const INTERVAL = 10 * MINUTE;
+  const correcting = (status: SourceStatus) => ({
+    spec: { drift: { interval: '10m', correct: true } },
+    status,
+  });
+  /** A check at `now` that found one drifted object, its status written; then what it does. */
+  const check = (status: SourceStatus, now: Date) => {
+    const checked = driftStatus(
+      status,
+      { checkedAt: now, revision: COMMIT, checked: 1, drifted: [drifted('a')], skipped: 0 },
+      now,
+    );
+    return { status: checked, next: afterCheck(correcting(checked), 1, now) };
+  };
+  /** A correction created at `start` that ended `outcome` at `end`. */
+  const correction = (
+    status: SourceStatus,
+    n: number,
+    start: Date,
+    end: Date,
+    outcome: 'Committed' | 'RolledBack' | 'Failed',
+  ) =>
+    endedCorrection(
+      startedCorrection(status, { transaction: `shop-drift-${n}`, objects: 1, time: start.toISOString() }),
+      outcome,
+      end.toISOString(),
+      INTERVAL,
+    );
+
+  it('is the interval doubled with each failure, at most an hour, or the interval when longer', () => {
+    expect([1, 2, 3, 4, 5, 40].map((f) => correctionBackoffMs(INTERVAL, f) / MINUTE)).toEqual([
+      10, 20, 40, 60, 60, 60,
+    ]);
+    expect([1, 2, 6, 7, 8].map((f) => correctionBackoffMs(MINUTE, f) / MINUTE)).toEqual([1, 2, 32, 60, 60]);
+    expect([1, 3].map((f) => correctionBackoffMs(2 * HOUR, f) / HOUR)).toEqual([2, 2]);
+    expect(correctionBackoffMs(INTERVAL, 0)).toBe(0);
+    expect(correctionBackoffMs(0, 3)).toBe(0);
+  });
+
+  it('holds back the correction, not the check: none at the check after a rollback, none at the next interval after two', () => {
+    // The check that found the drift corrects it.
+    const first = check(applied(), T0);
+    expect(first.next).toEqual({ do: 'correct' });
+    const rolledBack = correction(first.status, 7, T0, at(2 * MINUTE), 'RolledBack');
+    expect(rolledBack.drift?.correction).toMatchObject({
+      transaction: 'shop-drift-7',
+      outcome: 'RolledBack',
+      failures: 1,
+      retryAfter: at(12 * MINUTE).toISOString(),
+    });
+    // Checked again at once (read-only), still drifted: reported, not corrected (before: a second
+    // correction there and then, and at every check after).
+    expect(driftDue(rolledBack, INTERVAL, at(2 * MINUTE)).due).toBe(true);
+    const atOnce = check(rolledBack, at(2 * MINUTE + 5_000));
+    expect(atOnce.next).toEqual({ do: 'report', heldUntil: at(12 * MINUTE).toISOString() });
+    expect(atOnce.status.drift).toMatchObject({ count: 1, correction: { failures: 1 } });
+    expect(atOnce.status.conditions?.find((c) => c.type === 'Drifted')?.status).toBe('True');
+    // The next interval's check: the backoff (one interval) has passed.
+    const retry = check(atOnce.status, at(12 * MINUTE + 5_000));
+    expect(retry.next).toEqual({ do: 'correct' });
+    // A second failure doubles it: the next interval's check only reports, the one after corrects.
+    const again = correction(retry.status, 8, at(12 * MINUTE + 5_000), at(14 * MINUTE), 'Failed');
+    expect(again.drift?.correction).toMatchObject({
+      failures: 2,
+      retryAfter: at(34 * MINUTE).toISOString(),
+    });
+    expect(check(again, at(24 * MINUTE + 5_000)).next).toMatchObject({ do: 'report' });
+    const third = check(check(again, at(24 * MINUTE + 5_000)).status, at(34 * MINUTE + 5_000));
+    expect(third.next).toEqual({ do: 'correct' });
+    // While the third runs, the failures are kept; its commit clears them.
+    const running = startedCorrection(third.status, {
+      transaction: 'shop-drift-9',
+      objects: 1,
+      time: at(35 * MINUTE).toISOString(),
+    });
+    expect(running.drift?.correction).toEqual({
+      transaction: 'shop-drift-9',
+      outcome: 'InProgress',
+      objects: 1,
+      time: at(35 * MINUTE).toISOString(),
+      failures: 2,
+    });
+    const committed = correction(third.status, 9, at(35 * MINUTE), at(36 * MINUTE), 'Committed');
+    expect(committed.drift?.correction).toEqual({
+      transaction: 'shop-drift-9',
+      outcome: 'Committed',
+      objects: 1,
+      time: at(36 * MINUTE).toISOString(),
+    });
+    // A later failure starts again from one interval.
+    const later = correction(committed, 10, at(50 * MINUTE), at(51 * MINUTE), 'RolledBack');
+    expect(later.drift?.correction).toMatchObject({ failures: 1, retryAfter: at(61 * MINUTE).toISOString() });
+  });
+
+  it('is forgotten when the drift is gone by itself, or a commit of the source is applied', () => {
+    const failing = correction(check(applied(), T0).status, 7, T0, at(MINUTE), 'RolledBack');
+    const inSync = driftStatus(
+      failing,
+      { checkedAt: at(2 * MINUTE), revision: COMMIT, checked: 1, drifted: [], skipped: 0 },
+      at(2 * MINUTE),
+    );
+    expect(inSync.drift?.correction).toEqual({
+      transaction: 'shop-drift-7',
+      outcome: 'RolledBack',
+      objects: 1,
+      time: at(MINUTE).toISOString(),
+    });
+    const attempting = {
+      ...failing,
+      lastAttempted: { revision: COMMIT, transaction: 'shop-3f2a9c1', outcome: 'InProgress' as const },
+    };
+    const ended = (phase: 'Committed' | 'RolledBack') =>
+      settledStatus(
+        attempting,
+        { phase, message: undefined, time: at(3 * MINUTE).toISOString() },
+        [],
+        at(3 * MINUTE),
+      );
+    expect(ended('Committed').drift?.correction).not.toHaveProperty('failures');
+    expect(ended('Committed').drift?.correction).not.toHaveProperty('retryAfter');
+    // A commit rolled back leaves the objects, and so the backoff, as they were.
+    expect(ended('RolledBack').drift?.correction).toMatchObject({ failures: 1 });
+  });
+
+  it('is in the CRD, so a restart of janus run keeps it', () => {
+    const correction = sourceStatusSchema.openApi.properties?.drift?.properties?.correction?.properties;
+    expect(correction?.failures).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(correction?.retryAfter).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('never holds back a source that does not correct, or found no drift', () => {
+    const held = correction(applied(), 7, T0, at(MINUTE), 'Failed');
+    expect(afterCheck(correcting(held), 0, at(2 * MINUTE))).toEqual({ do: 'report' });
+    expect(afterCheck({ spec: { drift: { interval: '10m' } }, status: held }, 1, at(2 * MINUTE))).toEqual({
+      do: 'report',
+    });
   });
 });
 
