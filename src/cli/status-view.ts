@@ -3,6 +3,7 @@ import type { AnalysisCheckStatus, Condition, ItemStatus, Transaction } from '..
 import type { ShownEvent } from '../kube/events.ts';
 import { changeOutcome, sourceCommit } from '../results/index.ts';
 import { bakeCountdown } from '../saga/bake-window.ts';
+import { isCorrectionOf } from '../sources/drift-decision.ts';
 import { printable } from '../text/printable.ts';
 import { ageOf, renderTable, truncate } from './table.ts';
 
@@ -134,10 +135,22 @@ export function nextStepHint(txn: Transaction): string | undefined {
   }
 }
 
-/** "commit 3f2a9c1 of Source shop/web": what a source's transaction applies (status, trace). */
-export function sourceApplies(namespace: string, source: string, revision: string | undefined): string {
+/**
+ * "commit 3f2a9c1 of Source shop/web": what a source's transaction applies (status, trace); for a
+ * drift correction `transaction`, "a drift correction of Source shop/web (the render of commit
+ * 3f2a9c1)": it puts back what that commit applied.
+ */
+export function sourceApplies(
+  namespace: string,
+  source: string,
+  revision: string | undefined,
+  transaction?: string,
+): string {
   const commit = sourceCommit(revision);
-  return `${commit ? `commit ${commit.slice(0, 7)}` : 'a commit'} of Source ${namespace}/${source}`;
+  const of = `Source ${namespace}/${source}`;
+  if (transaction !== undefined && isCorrectionOf(transaction, source))
+    return `a drift correction of ${of}${commit ? ` (the render of commit ${commit.slice(0, 7)})` : ''}`;
+  return `${commit ? `commit ${commit.slice(0, 7)}` : 'a commit'} of ${of}`;
 }
 
 export function renderTransactionDetail(
@@ -168,7 +181,7 @@ export function renderTransactionDetail(
     ...field(
       'Applies',
       txn.spec.sourceRef &&
-        `${sourceApplies(txn.metadata.namespace ?? '', txn.spec.sourceRef.name, source?.revision)} (kubectl get source -n ${txn.metadata.namespace} ${txn.spec.sourceRef.name})`,
+        `${sourceApplies(txn.metadata.namespace ?? '', txn.spec.sourceRef.name, source?.revision, txn.metadata.name)} (kubectl get source -n ${txn.metadata.namespace} ${txn.spec.sourceRef.name})`,
     ),
     ...field('Created', when(txn.metadata.creationTimestamp, nowMs)),
     ...field('Started', when(status.startedAt, nowMs)),

@@ -137,7 +137,7 @@ function renderTraceText(report: TraceReport): string {
         .join(' '),
     );
   else field('source', 'created directly, not from Git');
-  if (a.sourceName) field('applies', sourceApplies(a.namespace, a.sourceName, a.source?.revision));
+  if (a.sourceName) field('applies', sourceApplies(a.namespace, a.sourceName, a.source?.revision, a.name));
   field('finished', a.completedAt);
   field('results', a.resultFile);
   return `${lines.join('\n')}\n`;

@@ -187,6 +187,15 @@ export function correctionName(source: string, sequence: number): string {
   return `${source.slice(0, MAX_NAME - tail.length).replace(/-+$/, '')}${tail}`;
 }
 
+/**
+ * Whether `transaction` is a drift correction of `source` (its name is correctionName's for some
+ * sequence): a commit's transaction, `<source>-<hex>`, never is.
+ */
+export function isCorrectionOf(transaction: string, source: string): boolean {
+  const sequence = /-drift-(\d{1,15})$/.exec(transaction)?.[1];
+  return sequence !== undefined && correctionName(source, Number(sequence)) === transaction;
+}
+
 /** The Apply changes of a correction: each drifted object's last applied render, in inventory order. */
 export function correctionChanges(
   inventory: readonly InventoryEntry[],

@@ -1,5 +1,5 @@
 /** `janus status [name]`: the Transactions of a namespace, or one of them in detail; optionally live. */
-import type { Transaction } from '../../api/v1alpha1/index.ts';
+import { API_VERSION, SOURCE_PLURAL, type Source, type Transaction } from '../../api/v1alpha1/index.ts';
 import { describeSuspension, GIT_CONTROL_SELECTOR, gitSideStateOf } from '../../gitops/git-control.ts';
 import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
 import type { KubeClient } from '../../kube/client.ts';
@@ -18,6 +18,7 @@ import {
   processStreams,
   type Streams,
 } from '../output.ts';
+import { renderSourceDriftTable } from '../source-drift-view.ts';
 import {
   recentEvents,
   renderTransactionDetail,
@@ -70,7 +71,9 @@ export default defineCommand({
   description: `
 Without a name, lists the Transactions of the namespace (-A: of every namespace) with their phase,
 committed/total changes, age, and the reason of their Ready condition, under a line saying so when
-the Git side of janus run is suspended (janus suspend). With a name, shows that
+the Git side of janus run is suspended (janus suspend); then the Sources of the namespace with their
+drift: how many objects differ, when last checked, the drift correction in flight or how the last
+one ended, and when the next may run (after failed ones, the backoff). With a name, shows that
 Transaction in detail: where it came from, each change and its outcome (pending, prepared,
 committed, rolled-back, conflict, failed) with its error, the conditions, the latest Events, and
 what to do next (janus rollback, janus recover).
@@ -129,6 +132,26 @@ async function showOnce(view: View): Promise<void> {
   else {
     for (const line of await suspendedGitSides(view)) streams.stderr.write(`${printable(line)}\n`);
     streams.stderr.write(renderTransactionTable(list.items, Date.now(), scopeText(namespace)));
+    streams.stderr.write(renderSourceDriftTable(await sourcesOf(cluster.client, namespace), Date.now()));
+  }
+}
+
+/** The scope's Sources (undefined: every namespace); none without the Source CRD or the right to list them. */
+async function sourcesOf(client: KubeClient, namespace: string | undefined): Promise<Source[]> {
+  const api = `/apis/${API_VERSION}`;
+  try {
+    const list = await client.request<{ items: Source[] }>({
+      method: 'GET',
+      path: namespace ? `${api}/namespaces/${namespace}/${SOURCE_PLURAL}` : `${api}/${SOURCE_PLURAL}`,
+    });
+    return [...list.items].sort(
+      (a, b) =>
+        (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
+        a.metadata.name.localeCompare(b.metadata.name),
+    );
+  } catch (e) {
+    if (isForbidden(e) || isNotFound(e)) return [];
+    throw e;
   }
 }
 

@@ -196,6 +196,25 @@ describe("a source's transaction", () => {
     expect(text).toMatch(/Applies:\s+commit 3f2a9c1 of Source shop\/web \(kubectl get source -n shop web\)/);
   });
 
+  it('says a drift correction of the Source, and whose render it puts back', () => {
+    const correction = {
+      ...fromSource(`main@sha1:${commit}`),
+      metadata: { ...committed.metadata, name: 'web-drift-42' },
+    };
+    expect(renderTransactionDetail(correction, [], NOW)).toMatch(
+      /Applies:\s+a drift correction of Source shop\/web \(the render of commit 3f2a9c1\) \(kubectl get source -n shop web\)/,
+    );
+    // The commits of a source named web-drift are no corrections of it.
+    const named = { ...correction, spec: { ...correction.spec, sourceRef: { name: 'web-drift' } } };
+    expect(
+      renderTransactionDetail(
+        { ...named, metadata: { ...named.metadata, name: 'web-drift-3f2a9c1' } },
+        [],
+        NOW,
+      ),
+    ).toMatch(/Applies:\s+commit 3f2a9c1 of Source shop\/web-drift/);
+  });
+
   it('says a commit of the Source when its revision is not known', () => {
     expect(renderTransactionDetail(fromSource(undefined), [], NOW)).toMatch(
       /Applies:\s+a commit of Source shop\/web/,
