@@ -2,6 +2,7 @@
 
 import type { BranchAudit } from '../../results/branch-audit.ts';
 import { defineCommand, positiveInt, UsageError } from '../command.ts';
+import { historyDetail, historyDocumentEntry } from '../history-view.ts';
 import { formatDocument, OUTPUT_FLAG, parseOutput, processStreams } from '../output.ts';
 import {
   allowedSigners,
@@ -23,7 +24,9 @@ commit on the watched branch, and the results-branch commit that records it (git
 whole result file). With a name, only that transaction (<name> in any namespace, or
 <namespace>/<name>). With --source, only the records of that source's commits (docs/sources.md:
 its transactions, and the commits it rendered that became none: RenderFailed, Refused,
-Superseded). It reads Git only, not the cluster: the record outlives every Transaction.
+Superseded) and of its drift corrections (<source>-drift-<n>, their DETAIL starting "drift
+correction"; SOURCE is then the commit whose render they put back). It reads Git only, not the
+cluster: the record outlives every Transaction.
 
 --repo is a local clone (default: the current directory) or the repository's https:// URL (with
 --git-token-file or JANUS_GIT_TOKEN when it needs credentials). In a clone, the local branch
@@ -63,7 +66,7 @@ Examples:
       type: 'string',
       env: 'JANUS_HISTORY_SOURCE',
       placeholder: '[namespace/]name',
-      description: "only the records of this source's commits",
+      description: "only the records of this source's commits and drift corrections",
     },
     limit: {
       type: 'string',
@@ -116,7 +119,7 @@ Examples:
           {
             branch: read,
             tip: history.tip,
-            entries: [...history.entries].reverse(),
+            entries: [...history.entries].reverse().map(historyDocumentEntry),
             ...(audit && { audit }),
           },
           format,
@@ -157,7 +160,7 @@ function renderHistory(
       e.recordedAt.replace('T', ' ').replace('Z', ''),
       e.transaction,
       e.phase,
-      truncate(e.detail ?? '', 40),
+      truncate(historyDetail(e), 40),
       e.source?.slice(0, 12) ?? '',
       e.record.slice(0, 12),
       ...(verify ? [e.signature?.status ?? ''] : []),
