@@ -27,7 +27,8 @@ function correctionCell(source: Source, off: boolean, nowMs: number): string {
   const c = source.status?.drift?.correction;
   if (!c?.transaction) return source.spec.drift?.correct || off ? '' : 'off (report only)';
   const when = c.time ? ageOf(c.time, nowMs) : undefined;
-  if (c.outcome === 'InProgress') return `${c.transaction} InProgress${when ? `, started ${when} ago` : ''}`;
+  if (c.outcome === 'InProgress')
+    return `${c.transaction} InProgress${when ? `, started ${when} ago` : ''}${c.failures ? `, after ${c.failures} failed` : ''}`;
   const failures = c.failures ? `, ${c.failures} failed in a row` : '';
   return `${c.transaction} ${c.outcome ?? ''}${when ? ` ${when} ago` : ''}${failures}`;
 }

@@ -3,18 +3,20 @@
  * applied object edited by another user (a `kubectl edit`: an Update by another field manager) in
  * a field the source set is drift, shown in the Source's status, its Drifted condition and the
  * metric; a field only another manager set is not; a deleted object is drift; with
- * `drift.correct: true` a Transaction `<source>-drift-<n>` puts the objects back.
+ * `drift.correct: true` a Transaction `<source>-drift-<n>` puts the objects back, and one that
+ * fails is tried again only after a backoff, shown by `janus status`.
  *
  * The CRD's least interval is 1m: these tests set the test-only JANUS_TEST_DRIFT_INTERVAL_MS (2 s)
  * instead, so a check follows each change in seconds.
  */
 import { describe, expect, it } from 'vitest';
-import type { Source } from '../../../src/api/v1alpha1/index.ts';
+import type { Source, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import { configMap, data, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
+import { janus as janusCli } from '../../support/processes/cli.ts';
 import type { JanusRunProcess } from '../../support/processes/janus-run.ts';
 import { createTestRepo, recordedPhase, useGitServer, useJanus } from '../gitops/harness.ts';
 import {
@@ -186,5 +188,80 @@ describe('drift of a source', () => {
     });
     await untilSource(clients.admin, ns.name, 'fixed', attempted(next, 'Committed'));
     expect(await data(clients.admin, ns.name, 'settings')).toEqual({ mode: 'green', added: 'by hand' });
+
+    // A correction that fails is tried again after a backoff, not at once: the ServiceAccount may
+    // no longer write ConfigMaps, so each correction of a deleted one fails at its dry run.
+    const before = new Set(corrections.map((t) => t.metadata.name));
+    await setDeployerRules(clients.admin, [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    await clients.admin.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns.name, name: 'other' });
+    const failing = await untilSource(clients.admin, ns.name, 'fixed', (s) => {
+      const c = s.status?.drift?.correction;
+      if (!c?.failures) throw new Error(`correction ${JSON.stringify(c)}`);
+    });
+    expect(failing.status?.drift?.count).toBe(1);
+    // janus status shows it: the failures in a row, and when the next may run.
+    await eventually(async () => {
+      const shown = await janusCli(['status', '-n', ns.name], { kubeconfig: clients.kubeconfigs.admin });
+      expect(shown.code).toBe(0);
+      expect(shown.stderr).toMatch(
+        /Sources \(drift\):\n.*NEXT CORRECTION\n\S+\s+fixed\s+[0-9a-f]{7}\s+1\s+\S+ ago\s+fixed-drift-\d+ (Failed|RolledBack) \S+ ago, \d+ failed in a row\s+(in \S+ \(|at the next check)/,
+      );
+    });
+    await setDeployerRules(clients.admin, SOURCE_DEPLOYER);
+    const healed = await untilSource(clients.admin, ns.name, 'fixed', (s) => {
+      const c = s.status?.drift?.correction;
+      if (c?.outcome !== 'Committed' || s.status?.drift?.count !== 0)
+        throw new Error(`drift ${JSON.stringify(s.status?.drift)}`);
+    });
+    // A correction that commits forgets the backoff.
+    expect(healed.status?.drift?.correction).not.toHaveProperty('failures');
+    expect(healed.status?.drift?.correction).not.toHaveProperty('retryAfter');
+    expect(await data(clients.admin, ns.name, 'other')).toEqual({ size: 'small' });
+    const retries = (await sourceTransactions(clients.admin, ns.name, 'fixed'))
+      .filter((t) => t.metadata.name.startsWith('fixed-drift-') && !before.has(t.metadata.name))
+      .sort((a, b) => sequenceOf(a) - sequenceOf(b));
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+    expect(retries.at(-1)?.status?.phase).toBe('Committed');
+    // Each one created no sooner than the backoff after the failed one before it: the test
+    // interval (2 s) doubled per failure. Creation times are whole seconds.
+    for (const [i, failed] of retries.slice(0, -1).entries()) {
+      expect(['Failed', 'RolledBack']).toContain(failed.status?.phase);
+      const retryAfter = Date.parse(failed.status?.completedAt ?? '') + 2000 * 2 ** i;
+      const created = Date.parse(retries[i + 1]?.metadata.creationTimestamp ?? '');
+      expect(
+        created,
+        `${retries[i + 1]?.metadata.name} after ${failed.metadata.name}`,
+      ).toBeGreaterThanOrEqual(Math.floor(retryAfter / 1000) * 1000);
+    }
   });
 });
+
+/** The Git-order sequence of a correction `<source>-drift-<sequence>`. */
+const sequenceOf = (txn: Transaction) => Number(/-drift-(\d+)$/.exec(txn.metadata.name)?.[1]);
+
+/** Gives the ServiceAccount deployer exactly `rules`, once the API server's authorizer applies them. */
+async function setDeployerRules(admin: Objects, rules: typeof SOURCE_DEPLOYER): Promise<void> {
+  await admin.patch(
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', namespace: ns.name, name: 'deployer' },
+    { rules },
+    PatchType.merge,
+  );
+  const mayPatch = rules.some((r) => r.resources.includes('configmaps') && r.verbs.some((v) => v === '*'));
+  await eventually(async () => {
+    const review = await admin.client.request<{ status?: { allowed?: boolean } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: `system:serviceaccount:${ns.name}:deployer`,
+          resourceAttributes: { namespace: ns.name, verb: 'patch', resource: 'configmaps' },
+        },
+      },
+    });
+    if ((review.status?.allowed === true) !== mayPatch) throw new Error('the Role is not applied yet');
+  });
+}

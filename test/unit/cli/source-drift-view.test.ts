@@ -50,6 +50,9 @@ describe('the Sources of janus status', () => {
       'web-drift-42 InProgress, started 20s ago',
       '',
     ]);
+    expect(cells(source({ drift: { count: 2, correction: { ...running, failures: 3 } } }))[2]).toBe(
+      'web-drift-42 InProgress, started 20s ago, after 3 failed',
+    );
     const committed = { ...running, outcome: 'Committed' as const, time: ago(5) };
     expect(cells(source({ drift: { checkedAt: ago(3), count: 0, correction: committed } }))).toEqual([
       '0',
