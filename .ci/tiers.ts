@@ -1,7 +1,9 @@
 /**
  * The end of a CI run (.ci/run): reads each tier's vitest JSON report, prints the 15 slowest test
  * files, each tier's wall time against its budget and the Go builds' times on stderr, writes the
- * same as Markdown to <dir>/ci-durations.md (for test/bench/results/ci.md), and prints the line
+ * same as Markdown to <dir>/ci-durations.md (for test/bench/results/ci.md), every file's duration
+ * to <dir>/test-durations.json (the format of test/durations.json, which orders the files of the
+ * next runs longest first: test/support/longest-first.ts), and prints the line
  * CI reads, "N passed, N failed", on stdout. Exits 1 when a tier is over its budget, naming the
  * tier and its slowest files, or when any test failed.
  *
@@ -34,6 +36,9 @@ interface Tier {
   seconds: number;
   budget: number | undefined;
 }
+
+const DURATIONS_COMMENT =
+  'Seconds each test file took in a CI run (.ci/tiers.ts writes them to .tmp/test-durations.json): test/support/longest-first.ts starts the longest first. Refresh by copying that file here after a run where files changed much.';
 
 const [dir = '.tmp', budgetsFile = '.ci/budgets.json'] = process.argv.slice(2);
 const budgets = JSON.parse(readFileSync(budgetsFile, 'utf8')) as Record<string, number | string>;
@@ -90,6 +95,15 @@ if (existsSync(buildsFile)) {
   }
 }
 const table = lines.join('\n');
+const durations = Object.fromEntries(
+  [...files]
+    .sort((a, b) => a.file.localeCompare(b.file))
+    .map((f) => [f.file, Math.max(1, Math.round(f.seconds))]),
+);
+writeFileSync(
+  join(dir, 'test-durations.json'),
+  `${JSON.stringify({ $comment: DURATIONS_COMMENT, files: durations }, null, 2)}\n`,
+);
 writeFileSync(join(dir, 'ci-durations.md'), `${table}\n`);
 console.error(`\n${table}\n`);
 
