@@ -123,7 +123,9 @@ async function decoy(ns: string, revision: string, forged = false): Promise<stri
 const controller = <T>(ns: string, body: () => Promise<T>): Promise<T> =>
   withController({ kubeconfig: clients.kubeconfigs.controller, namespace: ns, logLevel: 'info' }, body);
 
-describe('a neighbour’s decoy pod does not decide a StatefulSet’s health gate', () => {
+// Concurrent: each test has its namespace, its set and its controller, and mostly waits on the
+// set's rollout and the health timeout.
+describe.concurrent('a neighbour’s decoy pod does not decide a StatefulSet’s health gate', () => {
   it('a decoy with the update revision’s hash, created while the rollout verifies, does not fail it', async () => {
     const { ns } = await setWithNeighbour('iso-decoy-fwd');
     await controller(ns, async () => {

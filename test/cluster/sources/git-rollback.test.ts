@@ -182,8 +182,10 @@ describe("a source's failing commit", () => {
         data: { mode },
       }),
     });
-    // A bake window long enough to push while the transaction is in flight.
+    // A bake window long enough to push while the transaction is in flight; the newest commit
+    // shortens it (a declaration changes with the commit like the rest), so only the first waits.
     const spec = { path: 'deploy/app', plain: {}, health: { targets: 'All', stableFor: '40s' } };
+    const shortWindow = { ...spec, health: { targets: 'All', stableFor: '1s' } };
     const first = await repo.push({ ...declaration('app', ns.name, spec), ...settings('one') });
     const running = `app-${first.slice(0, 7)}`;
     await waitForPhase(clients.admin, ns.name, running, 'Verifying', 120_000);
@@ -191,7 +193,7 @@ describe("a source's failing commit", () => {
       settings('two'),
       settings('three'),
       { 'README.md': 'unrelated\n' },
-      settings('four'),
+      { ...declaration('app', ns.name, shortWindow), ...settings('four') },
     ]);
     // In flight, the source waits: no second transaction.
     expect((await sourceTransactions(clients.admin, ns.name, 'app')).map((t) => t.metadata.name)).toEqual([
