@@ -1,6 +1,6 @@
 /**
  * The data key of a sops file: 32 bytes, age-encrypted to each recipient in `sops.age`, opened
- * with the first identity that matches one of them. age by its author's TypeScript implementation
+ * from the entry for the first of our identities' recipients it lists. age by its author's TypeScript implementation
  * (npm age-encryption, FiloSottile/typage), the format's reference alongside the Go one sops uses.
  */
 import type { AgeStanza } from './metadata.ts';
@@ -20,34 +20,52 @@ export async function unwrapDataKey(
   }
   // Loaded on first use: age-encryption and the @noble libraries it brings are ~10 MiB resident
   // and 3 MiB of heap, which every controller would carry whether or not a tenant uses sops.
-  const { armor, Decrypter } = await import('age-encryption');
-  const decrypter = new Decrypter();
-  for (const identity of identities) decrypter.addIdentity(identity);
-  for (const stanza of stanzas) {
-    let wrapped: Uint8Array;
+  const { armor, Decrypter, identityToRecipient } = await import('age-encryption');
+  // Only the entry sops wrote for one of our keys is opened, and only with that key: trying every
+  // key on every entry would cost an X25519 operation per pair, for anyone who pushes a file.
+  const keyOf = new Map<string, string>();
+  for (const identity of identities) {
     try {
-      wrapped = armor.decode(stanza.enc);
+      keyOf.set(await identityToRecipient(identity), identity);
     } catch {
-      throw new SopsError(
-        file,
-        `the data key for age recipient ${stanza.recipient} is not an armored age file`,
-      );
+      // Not an age identity this library reads: it could open nothing either.
     }
-    let key: Uint8Array;
-    try {
-      key = await decrypter.decrypt(wrapped, 'uint8array');
-    } catch {
-      continue; // not one of our identities' recipients (or damaged): try the next stanza
-    }
-    if (key.length !== DATA_KEY_BYTES) {
-      throw new SopsError(
-        file,
-        `the data key for age recipient ${stanza.recipient} is ${key.length} bytes, not ${DATA_KEY_BYTES}`,
-      );
-    }
-    return Buffer.from(key);
   }
-  throw new SopsError(file, `none of the age keys available decrypts it (it is encrypted for ${recipients})`);
+  const stanza = stanzas.find((s) => keyOf.has(s.recipient));
+  const identity = stanza && keyOf.get(stanza.recipient);
+  if (!stanza || !identity) {
+    throw new SopsError(
+      file,
+      `none of the age keys available decrypts it (it is encrypted for ${recipients})`,
+    );
+  }
+  let wrapped: Uint8Array;
+  try {
+    wrapped = armor.decode(stanza.enc);
+  } catch {
+    throw new SopsError(
+      file,
+      `the data key for age recipient ${stanza.recipient} is not an armored age file`,
+    );
+  }
+  const decrypter = new Decrypter();
+  decrypter.addIdentity(identity);
+  let key: Uint8Array;
+  try {
+    key = await decrypter.decrypt(wrapped, 'uint8array');
+  } catch {
+    throw new SopsError(
+      file,
+      `the data key for age recipient ${stanza.recipient} does not open with that recipient's key (the file was changed after encryption)`,
+    );
+  }
+  if (key.length !== DATA_KEY_BYTES) {
+    throw new SopsError(
+      file,
+      `the data key for age recipient ${stanza.recipient} is ${key.length} bytes, not ${DATA_KEY_BYTES}`,
+    );
+  }
+  return Buffer.from(key);
 }
 
 /**
