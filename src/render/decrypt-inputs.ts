@@ -11,6 +11,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SopsError } from '../sops/sops-error.ts';
 import { decryptSopsFile, looksSopsEncrypted } from '../sops/sops-file.ts';
+import { escapeRegExp } from '../text/escape-regexp.ts';
 import type { InputProblem } from './references.ts';
 import { RenderKeyError } from './render-error.ts';
 
@@ -62,12 +63,38 @@ export async function decryptInputs(
 /** Decrypted values shorter than this are not redacted from a message: "3" is in every message. */
 const MIN_REDACTED = 4;
 
-/** `message` with every decrypted value (of MIN_REDACTED characters or more) replaced. */
-export function redactDecrypted(message: string, decrypted: readonly DecryptedInput[]): string {
-  const values = [...new Set(decrypted.flatMap((d) => d.values))]
-    .filter((v) => v.length >= MIN_REDACTED)
-    .sort((a, b) => b.length - a.length);
-  let out = message;
-  for (const value of values) out = out.split(value).join('(decrypted)');
-  return out;
+/**
+ * `text` with every decrypted value of MIN_REDACTED characters or more replaced with
+ * `(decrypted)`, in each form a message or a YAML diff may quote it: as it is, JSON-escaped (a
+ * double-quoted YAML or JSON string, Go's %q), base64-encoded (a Secret's or a ConfigMap's
+ * binaryData), and line by line (a YAML block scalar prints a value of several lines one line at a
+ * time). A value transformed on the way (a template's `upper`, a part of it cut out) is not
+ * recognised.
+ */
+export function redactDecrypted(text: string, decrypted: readonly DecryptedInput[]): string {
+  return decryptedRedactor(decrypted)(text);
+}
+
+/** redactDecrypted for many texts: the values' forms gathered once. */
+export function decryptedRedactor(decrypted: readonly DecryptedInput[]): (text: string) => string {
+  const forms = new Set<string>();
+  for (const value of new Set(decrypted.flatMap((d) => d.values))) {
+    for (const form of [
+      value,
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString('base64'),
+      ...value.split(/\r?\n/).map((line) => line.trim()),
+    ])
+      if (form.length >= MIN_REDACTED) forms.add(form);
+  }
+  if (forms.size === 0) return (text) => text;
+  // One pass, longest first: a value inside another is not replaced inside its replacement.
+  const any = new RegExp(
+    [...forms]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
+  return (text) => text.replace(any, '(decrypted)');
 }

@@ -8,6 +8,7 @@
  */
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { Document, isScalar } from 'yaml';
+import { escapeRegExp } from '../text/escape-regexp.ts';
 import { goFloat, plainMacBytes } from './enc-value.ts';
 
 /** The sops version whose format this writes. */
@@ -27,7 +28,7 @@ export async function encryptObject(
   const secretFields = Object.keys(object).filter((k) => !CLEAR_FIELDS.has(k));
   if (secretFields.length === 0) return undefined;
   if (recipients.length === 0) throw new Error('a sops file needs at least one age recipient');
-  const encryptedRegex = `^(${secretFields.map(escapeRegex).join('|')})$`;
+  const encryptedRegex = `^(${secretFields.map(escapeRegExp).join('|')})$`;
   const pattern = new RegExp(encryptedRegex, 'u');
   const dataKey = randomBytes(32);
   const hash = createHash('sha512');
@@ -96,8 +97,4 @@ function sealValue(value: string | number | boolean, dataKey: Buffer, additional
   const data = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
   return `ENC[AES256_GCM,data:${data.toString('base64')},iv:${iv.toString('base64')},tag:${tag.toString('base64')},type:${type}]`;
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

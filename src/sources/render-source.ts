@@ -10,7 +10,7 @@ import { type InventoryEntry, MAX_SOURCE_OBJECTS } from '../api/v1alpha1/index.t
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import type { KubeObject } from '../kube/resources.ts';
 import type { Checkout } from '../render/checkout.ts';
-import type { Decryption } from '../render/decrypt-inputs.ts';
+import { type DecryptedInput, type Decryption, decryptedRedactor } from '../render/decrypt-inputs.ts';
 import type { Renderer } from '../render/renderer.ts';
 import type { RenderFailure } from '../render/types.ts';
 import { renderRequestOf, type SourceDeclaration } from './declaration.ts';
@@ -53,9 +53,14 @@ export type SourceRender =
       bytes: number;
       /** When the render decrypted SOPS files: the objects to keep encrypted in the Transaction. */
       sealed?: Sealed | undefined;
+      /** The SOPS files it decrypted (`janus plan` redacts their values from all it prints). */
+      decrypted?: readonly DecryptedInput[] | undefined;
     }
   | { kind: 'failed'; failure: RenderFailure }
-  /** A bound or the policy refused it; `more` refusals are not listed. */
+  /**
+   * A bound or the policy refused it; `more` refusals are not listed. The names they quote are
+   * redacted of decrypted values (an object may be named after one), as a failure's message is.
+   */
   | { kind: 'refused'; refusals: ObjectRefusal[]; more: number };
 
 export async function renderSource(
@@ -76,14 +81,25 @@ export async function renderSource(
   const scopes = new Map(known);
   if (unknown.length > 0)
     for (const [key, scope] of await context.lookupScopes(unknown)) scopes.set(key, scope);
+  const decrypted = result.decrypted ?? [];
+  const redact = decryptedRedactor(decrypted);
+  const refused = (refusals: readonly ObjectRefusal[], more: number): SourceRender => ({
+    kind: 'refused',
+    refusals: refusals.map((r) => ({
+      ...r,
+      ...(r.object !== undefined && { object: redact(r.object) }),
+      message: redact(r.message),
+    })),
+    more,
+  });
   const checked = checkRenderedObjects(result.objects, {
     namespace: source.namespace,
     policy: context.policy,
     scopes,
   });
-  if (!checked.ok) return { kind: 'refused', refusals: checked.refusals, more: checked.more };
-  const secrets = sealedObjects(checked.objects, result.decrypted ?? [], context.policy.sopsKinds);
-  if (!secrets.ok) return { kind: 'refused', refusals: secrets.refusals, more: secrets.more };
+  if (!checked.ok) return refused(checked.refusals, checked.more);
+  const secrets = sealedObjects(checked.objects, decrypted, context.policy.sopsKinds);
+  if (!secrets.ok) return refused(secrets.refusals, secrets.more);
   const entries = checked.objects.map((o) => inventoryEntry(o, context.digestKey));
   return {
     kind: 'rendered',
@@ -92,6 +108,7 @@ export async function renderSource(
     digest: renderDigest(entries, context.digestKey),
     bytes: result.bytes,
     sealed: secrets.sealed,
+    ...(decrypted.length > 0 && { decrypted }),
   };
 }
 
