@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../../src/kube/resources.ts';
-import { comparable, diffObjects, maskSecrets, toYaml } from '../../../src/yaml/manifest-diff.ts';
+import {
+  comparable,
+  diffObjects,
+  maskContent,
+  maskSecrets,
+  toYaml,
+} from '../../../src/yaml/manifest-diff.ts';
 
 const labels = { from: 'current', to: 'planned' };
 
@@ -78,6 +84,54 @@ describe('maskSecrets', () => {
     expect(masked?.stringData).toEqual({ token: '***' });
     const cm = configMap({ token: 'visible' });
     expect(maskSecrets(cm, cm)[0]).toBe(cm);
+  });
+});
+
+describe('the values of secret content', () => {
+  const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+  it("masks a Secret's last-applied-configuration annotation, which kubectl apply fills with its values", () => {
+    const applied = (token: string) => ({
+      ...secret({ token }),
+      metadata: {
+        name: 's',
+        namespace: 'shop',
+        annotations: { [LAST_APPLIED]: JSON.stringify({ data: { token } }), team: 'shop' },
+      },
+    });
+    const diff = diffObjects(applied('b2xkLXRva2Vu'), applied('bmV3LXRva2Vu'), labels);
+    expect(diff).not.toMatch(/b2xkLXRva2Vu|bmV3LXRva2Vu/);
+    expect(diff).toContain(`-    ${LAST_APPLIED}: "*** (before)"`);
+    expect(diff).toContain(`+    ${LAST_APPLIED}: "*** (after)"`);
+    expect(diff).toContain('    team: shop');
+  });
+
+  it('masks every value of another kind but its identity, leaf by leaf, keys and changes still shown', () => {
+    const db = (password: string, replicas: number, extra?: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'db.example.com/v1',
+      kind: 'Database',
+      metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders' } },
+      spec: { auth: { password, users: ['alice-secret-user'] }, replicas, ...extra },
+    });
+    const [before, after] = maskContent(
+      db('old-password', 2),
+      db('new-password', 2, { tls: { key: 'k3y' } }),
+    );
+    expect(before?.metadata).toEqual(db('', 0).metadata);
+    expect(before?.spec).toEqual({ auth: { password: '*** (before)', users: ['***'] }, replicas: '***' });
+    expect(after?.spec).toEqual({
+      auth: { password: '*** (after)', users: ['***'] },
+      replicas: '***',
+      tls: { key: '***' },
+    });
+    const diff = diffObjects(db('old-password', 2), db('new-password', 3), labels, { maskContent: true });
+    expect(diff).not.toMatch(/old-password|new-password|alice-secret-user/);
+    expect(diff).toContain('-  replicas: "*** (before)"');
+    // A Secret is masked as maskSecrets masks it: its type stays readable.
+    expect(maskContent(secret({ a: 'YQ==' }), undefined)[0]).toMatchObject({
+      type: 'Opaque',
+      data: { a: '***' },
+    });
   });
 });
 
