@@ -34,23 +34,35 @@ export async function planTransaction(
 ): Promise<TransactionPlan> {
   const namespace = txn.metadata.namespace ?? 'default';
   const plan: TransactionPlan = { path, namespace, name: txn.metadata.name, changes: [], problems: [] };
-  let objects = opts.objects;
+  const { objects, identity } = planIdentity(opts, namespace, txn.spec.serviceAccountName);
+  if (identity) plan.identity = identity;
   if (opts.asServiceAccount) {
-    const user = serviceAccountUser(txn);
-    plan.identity = user;
     const missing = await missingServiceAccount(opts.objects, namespace, txn.spec.serviceAccountName);
     if (missing) {
       plan.problems.push(missing);
       return plan;
     }
-    objects = opts.objects.as(user);
-  } else if (opts.self) {
-    plan.identity = opts.self;
   }
   for (const [index, change] of txn.spec.changes.entries()) {
     plan.changes.push(await planOne(objects, txn, index, change, opts.asServiceAccount));
   }
   return plan;
+}
+
+/**
+ * The identity a plan of `namespace`'s transaction run by `serviceAccount` acts as, and the client
+ * acting as it: the ServiceAccount (impersonated), or with --no-as-service-account the person.
+ * Every read and dry run of the plan goes through it, and so does every read of the age keys of
+ * SOPS-encrypted content: a change's (changes/sops-content.ts), a source's render (plan-sources.ts).
+ */
+export function planIdentity(
+  opts: PlanOptions,
+  namespace: string,
+  serviceAccount: string,
+): { objects: Objects; identity: string | undefined } {
+  if (!opts.asServiceAccount) return { objects: opts.objects, identity: opts.self };
+  const user = serviceAccountUser({ metadata: { namespace }, spec: { serviceAccountName: serviceAccount } });
+  return { objects: opts.objects.as(user), identity: user };
 }
 
 async function planOne(
@@ -76,7 +88,9 @@ async function planOne(
     if ('reason' in dryRun) return refused(index, change, label, dryRun, asServiceAccount);
     const read = await readPrior(ctx, item);
     if ('reason' in read) return refused(index, change, label, read, asServiceAccount);
-    return planChange(index, change.type, label, read.prior, withCurrentStamp(dryRun.planned, read.prior));
+    const planned = withCurrentStamp(dryRun.planned, read.prior);
+    // SOPS content (sopsContent) of a kind --sops-kinds allows is masked whole, as a Secret's values.
+    return planChange(index, change.type, label, read.prior, planned, change.sopsContent !== undefined);
   } catch (e) {
     return failedChange(index, change.type, label, explain(e, asServiceAccount));
   }

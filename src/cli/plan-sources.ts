@@ -5,27 +5,39 @@
  * `janus run` writes a commit: checkoutCommit) through one Renderer, with the same sandbox, bounds
  * and policy; each source whose render the pull request changes becomes the Transaction the merge
  * would make (decideSourcePlan), whose changes are then dry-run as a directory's are
- * (planTransaction: as the source's ServiceAccount, under the source's field manager).
+ * (planTransaction: as the source's ServiceAccount, under the source's field manager). A source's
+ * SOPS files are decrypted for both renders as `janus run` decrypts them, with the age keys read
+ * as the identity the plan runs as; its objects that `janus run` keeps encrypted are in the
+ * planned Transaction encrypted, decrypted for their dry run as a directory's SOPS changes are;
+ * and every value decrypted at either commit is redacted from all the plan says of the source.
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { API_VERSION, type InventoryEntry, SOURCE_KIND, type Source } from '../api/v1alpha1/index.ts';
+import { AgeKeysError, readAgeKeys } from '../changes/age-keys.ts';
 import { ObjectStore } from '../git/object-store.ts';
 import type { RepositoryPolicy } from '../gitops/policy.ts';
 import { commitReader } from '../gitops/tree-reader.ts';
 import { isForbidden, isNotFound } from '../kube/errors.ts';
 import { type Objects, UnknownKindError } from '../kube/resources.ts';
-import { checkoutCommit } from '../render/checkout.ts';
+import { type Checkout, checkoutCommit } from '../render/checkout.ts';
+import type { DecryptedInput } from '../render/decrypt-inputs.ts';
 import { Renderer } from '../render/renderer.ts';
-import { readDeclarations } from '../sources/declaration.ts';
-import { offlineScopes, renderSource } from '../sources/render-source.ts';
+import { readDeclarations, type SourceDeclaration } from '../sources/declaration.ts';
+import { offlineScopes, renderSource, type SourceRenderContext } from '../sources/render-source.ts';
 import { discoveredScopes } from '../sources/source-api.ts';
-import { decideSourcePlan, type SourcePlanDecision, type SourceSide } from '../sources/source-plan.ts';
+import { sourceDecryption } from '../sources/source-keys.ts';
+import {
+  decideSourcePlan,
+  type SourcePlanDecision,
+  type SourceSide,
+  sealedSourcePlan,
+} from '../sources/source-plan.ts';
 import { transactionNames } from '../sources/source-transaction.ts';
 import { UsageError } from './command.ts';
-import { type PlanOptions, planTransaction } from './plan-changes.ts';
-import { invalidDirectory, type SourcePlanInfo, type TransactionPlan } from './plan-view.ts';
+import { type PlanOptions, planIdentity, planTransaction } from './plan-changes.ts';
+import { invalidDirectory, redactedPlan, type SourcePlanInfo, type TransactionPlan } from './plan-view.ts';
 import type { RenderSettings } from './render-settings.ts';
 
 export interface SourcesToPlan {
@@ -50,7 +62,7 @@ export async function planPullRequestSources(o: {
 }): Promise<{ plans: TransactionPlan[]; notes: string[] }> {
   const renderer = new Renderer({ tools: o.render.tools, limits: o.render.limits });
   try {
-    const rendered = await renderSourcesAtBoth(o.sources, renderer, o.objects);
+    const rendered = await renderSourcesAtBoth(o.sources, renderer, o.objects, o.plan);
     const plans = await planSources(rendered, {
       repository: o.sources.repository,
       branch: o.sources.head,
@@ -92,12 +104,16 @@ export interface RenderedSources {
 
 /**
  * Renders every source of the base and the head commit. `objects`: discovery settles the scopes
- * of kinds the render does not (offline without it, every such kind namespaced).
+ * of kinds the render does not (offline without it, every such kind namespaced). `keys`: the
+ * plan's identity, as whom each source's SOPS files are decrypted, at both commits, exactly as
+ * `janus run` decrypts them (the Secret janus-sops-age of the source's namespace); none
+ * (offline): they are left encrypted.
  */
 export async function renderSourcesAtBoth(
   o: SourcesToPlan,
   renderer: Renderer,
   objects: Objects | undefined,
+  keys?: PlanOptions | undefined,
 ): Promise<RenderedSources> {
   const store = new ObjectStore(await gitdirOf(o.repository));
   // The store serves one operation at a time (its caches); renders ask for checkouts at once.
@@ -138,19 +154,16 @@ export async function renderSourcesAtBoth(
           file: r.file,
           diagnostics: r.diagnostics,
         };
+      const context = { renderer, policy: o.policy, lookupScopes, digestKey };
+      const checkout = () => serial(() => checkoutCommit(store, commit));
       await Promise.all(
         declarations.sources.map(async (d) => {
-          const render = await renderSource(d, () => serial(() => checkoutCommit(store, commit)), {
-            renderer,
-            policy: o.policy,
-            lookupScopes,
-            digestKey,
-          });
-          entry(`${d.namespace}/${d.name}`, d.file, d.name, d.namespace)[side] = {
-            kind: 'declared',
-            declaration: d,
-            render,
-          };
+          entry(`${d.namespace}/${d.name}`, d.file, d.name, d.namespace)[side] = await renderSide(
+            d,
+            checkout,
+            context,
+            keys,
+          );
         }),
       );
     }
@@ -162,6 +175,33 @@ export async function renderSourcesAtBoth(
 }
 
 const ABSENT: SourceSide = { kind: 'absent' };
+
+/**
+ * One source at one commit, its SOPS files decrypted with the age keys read as the plan's
+ * identity (planIdentity: the source's ServiceAccount, or the person), as the transaction plan
+ * reads a change's. When that identity may not read them, the render fails naming the Secret, and
+ * is rendered once more with the files left encrypted: never shown, that render says whether the
+ * pull request changes the source at all.
+ */
+async function renderSide(
+  d: SourceDeclaration,
+  checkout: () => Promise<Checkout>,
+  context: Omit<SourceRenderContext, 'decryption'>,
+  keys: PlanOptions | undefined,
+): Promise<SourceSide> {
+  if (!keys) return { kind: 'declared', declaration: d, render: await renderSource(d, checkout, context) };
+  let unreadable = false;
+  const { objects } = planIdentity(keys, d.namespace, d.spec.serviceAccountName);
+  const decryption = sourceDecryption(() =>
+    readAgeKeys(objects, d.namespace).catch((error: unknown) => {
+      unreadable ||= error instanceof AgeKeysError;
+      throw error;
+    }),
+  );
+  const render = await renderSource(d, checkout, { ...context, decryption });
+  if (render.kind !== 'failed' || !unreadable) return { kind: 'declared', declaration: d, render };
+  return { kind: 'declared', declaration: d, render, undecrypted: await renderSource(d, checkout, context) };
+}
 
 /**
  * The plan of each source the pull request changes: decided, then (for a transaction) dry-run
@@ -190,7 +230,10 @@ export async function planSources(
     const cluster = context.objects
       ? await clusterInventory(context.objects, s.namespace, s.name)
       : undefined;
-    const decision = decideSourcePlan({ ...input, clusterInventory: cluster });
+    const decision = await sealedSourcePlan(
+      decideSourcePlan({ ...input, clusterInventory: cluster }),
+      s.head.kind === 'declared' && s.head.render.kind === 'rendered' ? s.head.render.sealed : undefined,
+    );
     const info: SourcePlanInfo = {
       name: s.name,
       file: s.file,
@@ -200,9 +243,15 @@ export async function planSources(
       left: 'left' in decision ? decision.left : [],
       comparedWith: cluster ? 'cluster' : 'base',
     };
-    plans.push(await planOf(decision, s, info, rendered.head, context.plan));
+    const plan = await planOf(decision, s, info, rendered.head, context.plan);
+    plans.push(redactedPlan(plan, [...decryptedAt(s.base), ...decryptedAt(s.head)]));
   }
   return plans;
+}
+
+/** What a side's render decrypted: its values are redacted from the plan, whichever side. */
+function decryptedAt(side: SourceSide): readonly DecryptedInput[] {
+  return side.kind === 'declared' && side.render.kind === 'rendered' ? (side.render.decrypted ?? []) : [];
 }
 
 async function planOf(

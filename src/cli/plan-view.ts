@@ -2,6 +2,7 @@
 import type { ChangeType } from '../api/v1alpha1/index.ts';
 import { type Diagnostic, formatDiagnostic } from '../gitops/index.ts';
 import type { KubeObject } from '../kube/resources.ts';
+import { type DecryptedInput, decryptedRedactor } from '../render/decrypt-inputs.ts';
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
 import { htmlText, markdownCode } from '../text/markdown.ts';
 import { printable } from '../text/printable.ts';
@@ -52,20 +53,25 @@ export interface SourcePlanInfo {
   comparedWith: 'cluster' | 'base';
 }
 
-/** Compares what exists with what the dry run returned. */
+/**
+ * Compares what exists with what the dry run returned. `sealed`: the change's content is a secret
+ * (SOPS content): masked whole, not only as a Secret's values are.
+ */
 export function planChange(
   index: number,
   type: ChangeType,
   target: string,
   current: KubeObject | undefined,
   planned: KubeObject | undefined,
+  sealed = false,
 ): PlannedChange {
-  const diff = diffObjects(current, planned, {
+  const labels = {
     from: current ? `current ${target}` : `current ${target} (absent)`,
     to: planned
       ? `planned ${target} (change ${index}: ${type})`
       : `planned ${target} (deleted by change ${index})`,
-  });
+  };
+  const diff = diffObjects(current, planned, labels, { maskContent: sealed });
   const action: PlanAction =
     planned && !current ? 'create' : current && !planned ? 'delete' : diff ? 'update' : 'unchanged';
   return { index, type, target, action, diff };
@@ -108,6 +114,29 @@ export function invalidDirectory(
   diagnostics: readonly Diagnostic[],
 ): TransactionPlan {
   return { path, namespace, name, changes: [], problems: diagnostics.map(formatDiagnostic) };
+}
+
+/**
+ * A source's plan whose render decrypted SOPS files, with every decrypted value (redactDecrypted:
+ * as it is, escaped, base64, line by line) replaced in all it shows that the render and the dry
+ * run made: targets, diffs, refusals, problems, what is left. A Secret's values are masked in its
+ * diff already; what else may quote one is the pull request's to choose (a label, an annotation,
+ * a name, a kustomize or API server message), so nothing of that is trusted.
+ */
+export function redactedPlan(plan: TransactionPlan, decrypted: readonly DecryptedInput[]): TransactionPlan {
+  if (decrypted.length === 0) return plan;
+  const redact = decryptedRedactor(decrypted);
+  return {
+    ...plan,
+    problems: plan.problems.map(redact),
+    changes: plan.changes.map((c) => ({
+      ...c,
+      target: redact(c.target),
+      diff: redact(c.diff),
+      ...(c.error !== undefined && { error: redact(c.error) }),
+    })),
+    ...(plan.source && { source: { ...plan.source, left: plan.source.left.map(redact) } }),
+  };
 }
 
 /** 0 nothing would change, 1 something would, 2 something is wrong (as `terraform plan -detailed-exitcode`). */

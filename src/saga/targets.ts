@@ -152,7 +152,10 @@ export function isAppliedBy(
 }
 
 /** The ServiceAccount user every target operation impersonates. */
-export function serviceAccountUser(txn: Pick<Transaction, 'metadata' | 'spec'>): string {
+export function serviceAccountUser(txn: {
+  metadata: { namespace?: string | undefined };
+  spec: { serviceAccountName: string };
+}): string {
   return `system:serviceaccount:${txn.metadata.namespace}:${txn.spec.serviceAccountName}`;
 }
 

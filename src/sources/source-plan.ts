@@ -13,6 +13,7 @@ import { changesForRender } from './changes-for-render.ts';
 import type { SourceDeclaration } from './declaration.ts';
 import { identityKey } from './inventory.ts';
 import type { SourceRender } from './render-source.ts';
+import { type Sealed, sealChanges } from './sealed-objects.ts';
 import { renderDiagnostic } from './source-records.ts';
 import { MAX_TRANSACTION_BYTES, sourceTransaction, transactionNames } from './source-transaction.ts';
 
@@ -20,7 +21,17 @@ import { MAX_TRANSACTION_BYTES, sourceTransaction, transactionNames } from './so
 export type SourceSide =
   | { kind: 'absent' }
   | { kind: 'rejected'; file: string; diagnostics: readonly Diagnostic[] }
-  | { kind: 'declared'; declaration: SourceDeclaration; render: SourceRender };
+  | {
+      kind: 'declared';
+      declaration: SourceDeclaration;
+      render: SourceRender;
+      /**
+       * When the render failed for want of the age keys (the plan's identity may not read them):
+       * the render with its SOPS files left encrypted, never shown, which tells whether the pull
+       * request changes the source (its encrypted files, or anything else).
+       */
+      undecrypted?: SourceRender | undefined;
+    };
 
 export interface SourcePlanInput {
   base: SourceSide;
@@ -86,15 +97,34 @@ export function decideSourcePlan(input: SourcePlanInput): SourcePlanDecision {
     left: plan.left,
     stampKey: 'plan',
   });
-  const bytes = Buffer.byteLength(JSON.stringify(transaction));
-  if (bytes > MAX_TRANSACTION_BYTES)
-    return {
-      verdict: 'refused',
-      problems: [
-        `its Transaction would be ${bytes} bytes, more than the ${MAX_TRANSACTION_BYTES} one API object may take: split the source, or its commit (${plan.changes.length} changes)`,
-      ],
-    };
+  const oversized = sizeProblem(transaction);
+  if (oversized) return { verdict: 'refused', problems: [oversized] };
   return { verdict: 'transaction', transaction, left };
+}
+
+/**
+ * The decision with its Transaction as `janus run` would create it from a render that decrypted
+ * SOPS files (`sealed`): each object of a kind SOPS content may be applied to kept encrypted, as
+ * `sopsContent` to the files' recipients (sealChanges), and so decrypted for its dry run as the
+ * controller decrypts it, and sized as the API server would take it.
+ */
+export async function sealedSourcePlan(
+  decision: SourcePlanDecision,
+  sealed: Sealed | undefined,
+): Promise<SourcePlanDecision> {
+  if (decision.verdict !== 'transaction' || !sealed) return decision;
+  const { transaction } = decision;
+  const changes = await sealChanges(transaction.spec.changes, sealed);
+  const withSealed = { ...transaction, spec: { ...transaction.spec, changes } };
+  const oversized = sizeProblem(withSealed);
+  if (oversized) return { verdict: 'refused', problems: [oversized] };
+  return { ...decision, transaction: withSealed };
+}
+
+function sizeProblem(transaction: Transaction): string | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify(transaction));
+  if (bytes <= MAX_TRANSACTION_BYTES) return undefined;
+  return `its Transaction would be ${bytes} bytes, more than the ${MAX_TRANSACTION_BYTES} one API object may take: split the source, or its commit (${transaction.spec.changes.length} changes)`;
 }
 
 /**
@@ -127,6 +157,12 @@ function sameOutcome(base: SourceSide, head: SourceSide): boolean {
   if (base.kind === 'rejected' && head.kind === 'rejected')
     return JSON.stringify(base.diagnostics) === JSON.stringify(head.diagnostics);
   if (base.kind !== 'declared' || head.kind !== 'declared') return base.kind === head.kind;
+  // Both failed for want of the keys: alike when they render alike encrypted.
+  if (base.undecrypted && head.undecrypted)
+    return (
+      outcomeKey(base.render) === outcomeKey(head.render) &&
+      outcomeKey(base.undecrypted) === outcomeKey(head.undecrypted)
+    );
   return outcomeKey(base.render) === outcomeKey(head.render);
 }
 

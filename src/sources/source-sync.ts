@@ -19,7 +19,6 @@ import {
   type SourceStatus,
   type Transaction,
 } from '../api/v1alpha1/index.ts';
-import { AgeKeysError } from '../changes/age-keys.ts';
 import type { GitRepository } from '../git/repository.ts';
 import { type RepositoryPolicy, rejectionNamespace } from '../gitops/policy.ts';
 import { hasValidStamp } from '../gitops/provenance.ts';
@@ -27,7 +26,6 @@ import type { SourcePoll, SourceStep, SourceStepContext } from '../gitops/source
 import { commitReader } from '../gitops/tree-reader.ts';
 import type { KubeObject, Objects } from '../kube/resources.ts';
 import { checkoutCommit } from '../render/checkout.ts';
-import { RenderKeyError } from '../render/render-error.ts';
 import type { Renderer } from '../render/renderer.ts';
 import { type ResultContext, sourceCommit } from '../results/result-context.ts';
 import type { ResultRecord } from '../results/result-record.ts';
@@ -52,6 +50,7 @@ import { renderSource, type SourceRender } from './render-source.ts';
 import { sealChanges } from './sealed-objects.ts';
 import { desiredSource, isCurrent, madeBy, type SourceApi } from './source-api.ts';
 import { type Attempt, decideRender, decideSource } from './source-decision.ts';
+import { sourceDecryption } from './source-keys.ts';
 import {
   type Refusal,
   renderDeclarationRejection,
@@ -504,7 +503,8 @@ export class SourceSync implements SourceStep {
         policy: this.#o.policy,
         lookupScopes: (kinds) => this.#o.lookupScopes(kinds),
         digestKey: poll.digestKey,
-        decryption: { identities: () => this.#ageKeys(d) },
+        // The keys as the source's ServiceAccount reads them.
+        decryption: sourceDecryption(() => this.#o.ageKeys(d.namespace, d.spec.serviceAccountName)),
       },
     );
     const status = source.status ?? {};
@@ -571,16 +571,6 @@ export class SourceSync implements SourceStep {
         await this.#recordSuperseded(d, source, at, voided);
         await this.#createTransaction(d, source, rendered, plan, poll);
         return;
-    }
-  }
-
-  /** The keys of the source's SOPS files, as its ServiceAccount reads them; RenderKeyError when it cannot. */
-  async #ageKeys(d: SourceDeclaration): Promise<string[]> {
-    try {
-      return await this.#o.ageKeys(d.namespace, d.spec.serviceAccountName);
-    } catch (e) {
-      if (e instanceof AgeKeysError) throw new RenderKeyError(e.message);
-      throw e;
     }
   }
 

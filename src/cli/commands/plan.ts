@@ -63,7 +63,11 @@ the transaction the merge would make (Source shop/web (sources/web.yaml), 3f2a9c
 its applies dry-run as the source's ServiceAccount under the source's field manager, its prunes,
 what it leaves in the cluster, or why nothing would be applied (a render failure with the tool's
 file and line, a refused object, a rejected declaration). The clone must hold the base (CI:
-fetch-depth 0).
+fetch-depth 0). A source's SOPS files are decrypted at both commits as janus run decrypts them,
+with the Secret janus-sops-age of its namespace read as the identity the plan runs as; its
+Secrets' values are masked, and every decrypted value is replaced with (decrypted) in all the
+plan prints of the source; a key that identity may not read fails the source's plan, naming the
+Secret.
 
 By default every read and dry run runs as the transaction's ServiceAccount (impersonation, as the
 controller will: an RBAC gap shows up here); --no-as-service-account plans as yourself.

@@ -19,7 +19,14 @@ import {
 import { ALL_ON_CONFIGMAPS, grantRole, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
 import { createTestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
-import { attempted, declaration, SOURCE_DEPLOYER, sourceFlags, untilSource } from './harness.ts';
+import {
+  ageKeySecret as ageKeySecretOf,
+  attempted,
+  declaration,
+  SOURCE_DEPLOYER,
+  sourceFlags,
+  untilSource,
+} from './harness.ts';
 
 const clients = useClients();
 const ns = useNamespace(clients, 'src-sops');
@@ -79,14 +86,7 @@ const sources = (namespace: string) => ({
   }),
 });
 
-async function ageKeySecret(namespace: string): Promise<void> {
-  await clients.admin.create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'janus-sops-age', namespace },
-    stringData: { 'team.agekey': `# public key: ${team.recipient}\n${team.identity}\n` },
-  });
-}
+const ageKeySecret = (namespace: string) => ageKeySecretOf(clients.admin, namespace, team);
 
 const secretData = (name: string) => secretDataOf(clients.admin, ns.name, name);
 

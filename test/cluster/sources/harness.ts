@@ -11,6 +11,7 @@ import type { KubeObject, Objects } from '../../../src/kube/resources.ts';
 import { eventually } from '../../support/eventually.ts';
 import { ScratchWorkTree } from '../../support/git/git-server.ts';
 import { renderTools } from '../../support/servers/render-tools.ts';
+import type { AgeKey } from '../../support/servers/sops.ts';
 
 export const SOURCE_API = 'tx.janus.io/v1alpha1';
 
@@ -41,6 +42,16 @@ export function declaration(
       spec: { serviceAccountName: 'deployer', ...spec },
     }),
   };
+}
+
+/** The Secret janus-sops-age of `namespace`, holding `key` as Flux and Janus read it. */
+export async function ageKeySecret(admin: Objects, namespace: string, key: AgeKey): Promise<void> {
+  await admin.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'janus-sops-age', namespace },
+    stringData: { 'team.agekey': `# public key: ${key.recipient}\n${key.identity}\n` },
+  });
 }
 
 export function yamlDocuments(...objects: unknown[]): string {

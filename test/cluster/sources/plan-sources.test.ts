@@ -4,16 +4,26 @@
  * at the head, and the transaction the merge would make shown, its updates dry-run as the
  * source's ServiceAccount under its field manager. Then the pull request is merged and `janus run`
  * makes exactly that transaction. A head whose render is refused or fails says so, naming the
- * object or the tool's file, and its markdown shows the pusher's text as text.
+ * object or the tool's file, and its markdown shows the pusher's text as text. A source's SOPS
+ * files are decrypted as `janus run` decrypts them, the key read as the identity the plan runs
+ * as: its Secret planned with its real, masked diff; a head that copies a decrypted value into a
+ * ConfigMap, an annotation, a label, a name or a kustomize error gets no plaintext into any
+ * output; a key the identity may not read, or a file not encrypted for it, is named.
  */
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedChange, TransactionPlan } from '../../../src/cli/plan-view.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
-import { serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import { ALL_ON_CONFIGMAPS, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { ScratchWorkTree } from '../../support/git/git-server.ts';
-import { janus } from '../../support/processes/cli.ts';
+import { type CliResult, janus } from '../../support/processes/cli.ts';
+import { type AgeKey, newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
 import { createTestRepo, useGitServer, useJanus } from '../gitops/harness.ts';
 import {
+  ageKeySecret as ageKeySecretOf,
   attempted,
   declaration,
   SOURCE_DEPLOYER,
@@ -54,6 +64,10 @@ function overlay(tag: string, withOld: boolean): Record<string, string | null> {
 
 /** `janus plan` of the clone at `dir`, its base origin/main, with the policy `janus run` has. */
 function plan(dir: string, ...args: string[]) {
+  return planWith({}, dir, ...args);
+}
+
+function planWith(env: Record<string, string>, dir: string, ...args: string[]) {
   return janus(
     [
       'plan',
@@ -69,7 +83,7 @@ function plan(dir: string, ...args: string[]) {
       ...sourceFlags(),
       ...args,
     ],
-    { kubeconfig: clients.kubeconfigs.admin },
+    { kubeconfig: clients.kubeconfigs.admin, env },
   );
 }
 
@@ -192,6 +206,273 @@ describe('janus plan of sources', () => {
       expect(evil.length).toBeGreaterThan(0);
       // The pusher's text only ever inside a code span.
       for (const line of evil) expect(line).toMatch(/^- `[^`]*evil\.example[^`]*`$/);
+    } finally {
+      await tree.dispose();
+    }
+  });
+});
+
+let team: AgeKey;
+let stranger: AgeKey;
+
+describe('janus plan of sources with SOPS files', () => {
+  beforeAll(async () => {
+    sopsBinaries();
+    team = await newAgeKey();
+    stranger = await newAgeKey();
+  }, 600_000);
+
+  const ageKeySecret = () => ageKeySecretOf(clients.admin, ns.name, team);
+
+  /** A kustomize source whose Secret app-env is generated from an encrypted dotenv file. */
+  const envSource = (name: string, token: string, key: AgeKey = team): Record<string, string> => ({
+    ...declaration(name, ns.name, { path: `deploy/${name}`, kustomize: {} }),
+    [`deploy/${name}/kustomization.yaml`]: yamlDocuments({
+      secretGenerator: [{ name: `${name}-env`, envs: ['app.env'], options: { disableNameSuffixHash: true } }],
+    }),
+    [`deploy/${name}/app.env`]: sopsEncrypt(`API_TOKEN=${token}\nREGION=eu-west\n`, {
+      recipients: [key.recipient],
+      format: 'env',
+    }),
+  });
+
+  /**
+   * `janus plan` in every format: the JSON plans, and all it printed in any. Its temporary folder
+   * is one of the test's own, where the renders' checkouts (the plaintext's only place) must be
+   * gone when it ends.
+   */
+  async function planInEveryFormat(dir: string, ...args: string[]) {
+    const runs: CliResult[] = [];
+    const tmp = await mkdtemp(join(tmpdir(), 'plan-sops-'));
+    try {
+      for (const format of [['-o', 'json'], ['-o', 'yaml'], ['-o', 'markdown'], ['-o', 'diff'], []])
+        runs.push(await planWith({ TMPDIR: tmp }, dir, ...format, ...args));
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+    const [json] = runs as [CliResult];
+    return {
+      code: json.code,
+      stderr: json.stderr,
+      plans: JSON.parse(json.stdout) as TransactionPlan[],
+      printed: runs.map((r) => `${r.stdout}\n${r.stderr}`).join('\n'),
+      codes: runs.map((r) => r.code),
+    };
+  }
+
+  /** None of `secrets` in `printed`: as they are, JSON-escaped, base64, or any line of them. */
+  function expectNoPlaintext(printed: string, secrets: readonly string[]): void {
+    for (const secret of secrets)
+      for (const form of [
+        secret,
+        JSON.stringify(secret).slice(1, -1),
+        Buffer.from(secret).toString('base64'),
+        ...secret.split('\n'),
+      ])
+        expect(printed, `a form of a decrypted value: ${form}`).not.toContain(form);
+  }
+
+  it("plans a kustomize source's SOPS Secret with its real, masked diff, the key read as the ServiceAccount", {
+    timeout: 600_000,
+  }, async () => {
+    const before = `before-${randomBytes(8).toString('hex')}`;
+    const after = `after-${randomBytes(8).toString('hex')}`;
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    await ageKeySecret();
+    // What the base's commit applied.
+    await clients.admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'app-env', namespace: ns.name },
+      stringData: { API_TOKEN: before, REGION: 'eu-west' },
+    });
+    const repo = await createTestRepo(git.server, envSource('app', before));
+    const tree = await ScratchWorkTree.clone(repo.bare);
+    try {
+      await tree.write(envSource('app', after));
+      const head = await tree.commit('a new API token');
+      const result = await planInEveryFormat(tree.dir);
+      expect(result.codes, result.stderr).toEqual([1, 1, 1, 1, 1]);
+      expect(result.plans).toHaveLength(1);
+      const [app] = result.plans as [TransactionPlan];
+      expect(app).toMatchObject({
+        name: `app-${head.slice(0, 7)}`,
+        identity: `system:serviceaccount:${ns.name}:deployer`,
+        problems: [],
+        source: { name: 'app', verdict: 'transaction' },
+      });
+      expect(app.changes.map(summary)).toEqual([`Apply v1 Secret ${ns.name}/app-env: update`]);
+      // The decrypted files' keys, the changed value masked: not sops's metadata, not ENC[…].
+      const lines = (app.changes[0]?.diff ?? '').split('\n');
+      expect(lines.filter((l) => /^[-+] /.test(l))).toEqual([
+        '-  API_TOKEN: "*** (before)"',
+        '+  API_TOKEN: "*** (after)"',
+      ]);
+      expect(lines).toContain('   REGION: "***"');
+      expectNoPlaintext(result.printed, [before, after, 'eu-west']);
+    } finally {
+      await tree.dispose();
+    }
+  });
+
+  it('refuses a head that copies a decrypted value into a ConfigMap, and prints none it puts in a label, an annotation, a name or a kustomize error', {
+    timeout: 600_000,
+  }, async () => {
+    const hex = () => randomBytes(6).toString('hex');
+    const copied = `copied-${hex()}`;
+    const name = `name-${hex()}`;
+    const label = `label-${hex()}`;
+    const annotation = `annotation one ${hex()} "quoted"\nannotation two ${hex()}`;
+    const data = `data-${hex()}`;
+    const patched = `patch"ed-${hex()}\nline two-${hex()}`;
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    await ageKeySecret();
+    const encrypt = (object: unknown, regex: string) =>
+      sopsEncrypt(yamlDocuments(object), {
+        recipients: [team.recipient],
+        flags: ['--encrypted-regex', regex],
+      });
+    const repo = await createTestRepo(git.server);
+    const tree = await ScratchWorkTree.clone(repo.bare);
+    try {
+      await tree.write({
+        // A replacement copies the Secret's value into a ConfigMap's data and name.
+        ...declaration('copy', ns.name, { path: 'deploy/copy', kustomize: {} }),
+        'deploy/copy/kustomization.yaml': yamlDocuments({
+          resources: ['secret.yaml', 'cm.yaml'],
+          replacements: [
+            {
+              source: { kind: 'Secret', name: 'creds', fieldPath: 'stringData.token' },
+              targets: [
+                { select: { kind: 'ConfigMap', name: 'leak' }, fieldPaths: ['data.copy', 'metadata.name'] },
+              ],
+            },
+          ],
+        }),
+        'deploy/copy/secret.yaml': encrypt(
+          { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { token: copied } },
+          '^stringData$',
+        ),
+        'deploy/copy/cm.yaml': yamlDocuments({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'leak' },
+          data: { copy: 'x' },
+        }),
+        // A Secret (which may carry them) with decrypted values in its name, a label and an annotation.
+        ...declaration('meta', ns.name, { path: 'deploy/meta', kustomize: {} }),
+        'deploy/meta/kustomization.yaml': yamlDocuments({ resources: ['secret.yaml'] }),
+        'deploy/meta/secret.yaml': encrypt(
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name, labels: { exfil: label }, annotations: { exfil: annotation } },
+            stringData: { token: data },
+          },
+          '^(name|exfil|stringData)$',
+        ),
+        // A patch named after a value: kustomize quotes it, as it is and as Go's %q.
+        ...declaration('error', ns.name, { path: 'deploy/error', kustomize: {} }),
+        'deploy/error/kustomization.yaml': yamlDocuments({
+          resources: ['cm.yaml'],
+          patches: [{ path: 'patch.yaml' }],
+        }),
+        'deploy/error/cm.yaml': yamlDocuments({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'cm' },
+        }),
+        'deploy/error/patch.yaml': encrypt(
+          { apiVersion: 'v1', kind: 'Secret', metadata: { name: patched } },
+          '^name$',
+        ),
+      });
+      await tree.commit('three sources that try to print their secrets');
+      const result = await planInEveryFormat(tree.dir);
+      expect(result.codes, result.stderr).toEqual([2, 2, 2, 2, 2]);
+      const byName = new Map(result.plans.map((p) => [p.source?.name, p]));
+      expect(byName.get('copy')).toMatchObject({
+        source: { verdict: 'refused' },
+        problems: [
+          `v1 ConfigMap ${ns.name}/(decrypted) carries a value decrypted from deploy/copy/secret.yaml: only a Secret, or a kind --sops-kinds allows, may (it is kept encrypted until applied; this object would be stored in clear). Put the value in a Secret and reference it`,
+        ],
+      });
+      const meta = byName.get('meta');
+      expect(meta).toMatchObject({ source: { verdict: 'transaction' }, problems: [] });
+      expect(meta?.changes.map(summary)).toEqual([`Apply v1 Secret ${ns.name}/(decrypted): create`]);
+      expect(meta?.changes[0]?.diff).toContain('exfil: (decrypted)');
+      expect(meta?.changes[0]?.diff).toContain('token: "***"');
+      expect(byName.get('error')).toMatchObject({
+        source: { verdict: 'render-failed' },
+        problems: [
+          expect.stringMatching(/kustomize: .*no matches for Id Secret\.v1\.\[noGrp\]\/\(decrypted\)/),
+        ],
+      });
+      expectNoPlaintext(result.printed, [copied, name, label, annotation, data, patched]);
+    } finally {
+      await tree.dispose();
+    }
+  });
+
+  it('names the Secret its identity may not read, and the file not encrypted for the key, and plans the other sources', {
+    timeout: 600_000,
+  }, async () => {
+    // The deployer may write ConfigMaps only: it may not read janus-sops-age.
+    await serviceAccount(clients.admin, ns.name, 'deployer', [ALL_ON_CONFIGMAPS]);
+    await ageKeySecret();
+    const web = (value: string) => ({
+      ...declaration('web', ns.name, { path: 'deploy/web', kustomize: {} }),
+      'deploy/web/kustomization.yaml': yamlDocuments({ resources: ['cm.yaml'] }),
+      'deploy/web/cm.yaml': yamlDocuments({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web' },
+        data: { value },
+      }),
+    });
+    const repo = await createTestRepo(git.server, {
+      ...envSource('app', 'token-one'),
+      ...envSource('steady', 'token-steady'),
+      ...web('one'),
+    });
+    const tree = await ScratchWorkTree.clone(repo.bare);
+    try {
+      await tree.write({
+        ...envSource('app', 'token-two'),
+        ...envSource('foreign', 'theirs', stranger),
+        ...web('two'),
+      });
+      await tree.commit('a new token, a source encrypted for someone else, a ConfigMap');
+      const asDeployer = await plan(tree.dir, '-o', 'json');
+      expect(asDeployer.code, asDeployer.stderr).toBe(2);
+      const summaries = (plans: TransactionPlan[]) =>
+        plans.map((p) => [p.source?.name, p.source?.verdict, ...p.problems, ...p.changes.map(summary)]);
+      const unreadable = (file: string) =>
+        expect.stringContaining(
+          `${file} is SOPS-encrypted, and system:serviceaccount:${ns.name}:deployer may not read Secret "${ns.name}/janus-sops-age"`,
+        );
+      // steady's files did not change: not planned, though it cannot be decrypted either.
+      expect(summaries(JSON.parse(asDeployer.stdout))).toEqual([
+        ['app', 'render-failed', unreadable('deploy/app/app.env')],
+        ['foreign', 'render-failed', unreadable('deploy/foreign/app.env')],
+        ['web', 'transaction', `Apply v1 ConfigMap ${ns.name}/web: create`],
+      ]);
+
+      // As the person, who may read the key: decrypted, but for the file the key cannot open.
+      const asAdmin = await plan(tree.dir, '-o', 'json', '--no-as-service-account');
+      expect(asAdmin.code, asAdmin.stderr).toBe(2);
+      expect(summaries(JSON.parse(asAdmin.stdout))).toEqual([
+        ['app', 'transaction', `Apply v1 Secret ${ns.name}/app-env: create`],
+        [
+          'foreign',
+          'render-failed',
+          expect.stringContaining(
+            `deploy/foreign/app.env: none of the age keys available decrypts it (it is encrypted for ${stranger.recipient})`,
+          ),
+        ],
+        ['web', 'transaction', `Apply v1 ConfigMap ${ns.name}/web: create`],
+      ]);
     } finally {
       await tree.dispose();
     }

@@ -4,6 +4,7 @@ import {
   invalidDirectory,
   planChange,
   planExitCode,
+  redactedPlan,
   renderDiffs,
   renderMarkdown,
   renderPlan,
@@ -257,5 +258,72 @@ describe('plans of sources', () => {
       '<summary>[1] Delete v1 ConfigMap shop/[x](https://evil.example) @here &lt;img src=x&gt; `&lt;/summary&gt;: would be pruned</summary>',
     );
     expect(renderPlan(plan)).toContain('\n    # Approved');
+  });
+
+  it('redacts every value a source render decrypted from all it shows: targets, diffs, refusals, what is left', () => {
+    const token = 'tok-3f9a1c2e';
+    const lines = 'line one 7d2c\nline two 9e1b';
+    const decrypted = [
+      { file: 'deploy/app/secret.yaml', values: [token, lines, 'ab'], text: '', recipients: [] },
+    ];
+    const secretCm = (data: Record<string, string>, name: string): KubeObject => ({
+      ...cm(data),
+      metadata: { name, namespace: 'shop', labels: { team: token }, annotations: { note: lines } },
+    });
+    const leaked = source(
+      'transaction',
+      {
+        changes: [
+          planChange(0, 'Apply', `v1 Secret shop/${token}`, undefined, secretCm({ a: '1' }, token)),
+          failedChange(
+            1,
+            'Apply',
+            'v1 Secret shop/x',
+            `Secret "x" is invalid: metadata.labels: Invalid value: "${token}"`,
+          ),
+        ],
+        problems: [`deploy/app: "${JSON.stringify(lines).slice(1, -1)}"`],
+      },
+      { left: [`v1 ConfigMap shop/${token} is left in the cluster`] },
+    );
+    const plan = redactedPlan(leaked, decrypted);
+    const all = [JSON.stringify(plan), renderPlan(plan), renderMarkdown([plan]), renderDiffs([plan])].join(
+      '\n',
+    );
+    for (const secret of [token, 'line one 7d2c', 'line two 9e1b']) expect(all).not.toContain(secret);
+    expect(plan.changes[0]?.target).toBe('v1 Secret shop/(decrypted)');
+    expect(plan.changes[0]?.diff).toContain('+    team: (decrypted)');
+    expect(plan.changes[1]?.error).toBe(
+      'Secret "x" is invalid: metadata.labels: Invalid value: "(decrypted)"',
+    );
+    expect(plan.problems).toEqual(['deploy/app: "(decrypted)"']);
+    expect(plan.source?.left).toEqual(['v1 ConfigMap shop/(decrypted) is left in the cluster']);
+    // What the render did not decrypt stays; a value under 4 characters too.
+    expect(plan).toMatchObject({
+      name: 'web-bbbbbbb',
+      source: { base: BASE, head: HEAD, verdict: 'transaction' },
+    });
+    expect(redactedPlan(leaked, [])).toBe(leaked);
+  });
+
+  it('masks the whole content of a sealed change of another kind than Secret', () => {
+    const db = (password: string): KubeObject => ({
+      apiVersion: 'db.example.com/v1',
+      kind: 'Database',
+      metadata: { name: 'orders', namespace: 'shop' },
+      spec: { password },
+    });
+    const sealed = planChange(
+      0,
+      'Apply',
+      'db.example.com/v1 Database shop/orders',
+      db('old-pw'),
+      db('new-pw'),
+      true,
+    );
+    expect(sealed.action).toBe('update');
+    expect(sealed.diff).not.toMatch(/old-pw|new-pw/);
+    expect(sealed.diff).toContain('+  password: "*** (after)"');
+    expect(planChange(0, 'Apply', 'x', db('old-pw'), db('new-pw')).diff).toContain('+  password: new-pw');
   });
 });

@@ -3,18 +3,23 @@
  * change, else the transaction the merge would make (the controller's changesForRender and
  * sourceTransaction), or the head's failure, refusal or rejection.
  */
+
+import { generateIdentity, identityToRecipient } from 'age-encryption';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_PRUNE, PRUNE_DISABLED } from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import type { SourceDeclaration } from '../../../src/sources/declaration.ts';
-import { inventoryEntry, renderDigest } from '../../../src/sources/inventory.ts';
+import { identityKey, identityOf, inventoryEntry, renderDigest } from '../../../src/sources/inventory.ts';
 import type { SourceRender } from '../../../src/sources/render-source.ts';
+import type { Sealed } from '../../../src/sources/sealed-objects.ts';
 import {
   decideSourcePlan,
   inventoryToCompare,
   type SourcePlanInput,
   type SourceSide,
+  sealedSourcePlan,
 } from '../../../src/sources/source-plan.ts';
+import { MAX_TRANSACTION_BYTES } from '../../../src/sources/source-transaction.ts';
 
 const KEY = 'the plan key';
 const HEAD = 'b'.repeat(40);
@@ -39,9 +44,9 @@ const declaration = (prune = true): SourceDeclaration => ({
   namespace: 'shop',
   spec: { path: 'deploy/prod', kustomize: {}, serviceAccountName: 'deployer', prune },
 });
-const rendered = (objects: KubeObject[]): SourceRender => {
+const rendered = (objects: KubeObject[], sealed?: Sealed): SourceRender => {
   const entries = objects.map((o) => inventoryEntry(o, KEY));
-  return { kind: 'rendered', objects, entries, digest: renderDigest(entries, KEY), bytes: 100 };
+  return { kind: 'rendered', objects, entries, digest: renderDigest(entries, KEY), bytes: 100, sealed };
 };
 const declared = (render: SourceRender, prune = true): SourceSide => ({
   kind: 'declared',
@@ -191,5 +196,70 @@ describe('decideSourcePlan', () => {
   it('refuses what the controller refuses: an object twice', () => {
     const decision = decideSourcePlan(input(ABSENT, declared(rendered([cm('a'), cm('a', { x: '1' })]))));
     expect(decision).toEqual({ verdict: 'refused', problems: [expect.stringContaining('twice')] });
+  });
+
+  it('plans a source whose keys the plan may not read when its files, rendered encrypted, change; not when they do not', () => {
+    const noKey: SourceRender = {
+      kind: 'failed',
+      failure: {
+        tool: 'janus',
+        file: 'deploy/app/app.env',
+        message: 'deploy/app/app.env is SOPS-encrypted, and …',
+      },
+    };
+    const side = (encrypted: string): SourceSide => ({
+      ...(declared(noKey) as Extract<SourceSide, { kind: 'declared' }>),
+      undecrypted: rendered([cm('app-env', { API_TOKEN: encrypted })]),
+    });
+    expect(decideSourcePlan(input(side('ENC[one]'), side('ENC[two]')))).toEqual({
+      verdict: 'render-failed',
+      problems: ['deploy/app/app.env: janus: deploy/app/app.env is SOPS-encrypted, and …'],
+    });
+    expect(decideSourcePlan(input(side('ENC[one]'), side('ENC[one]'))).verdict).toBe('unchanged');
+  });
+});
+
+describe('sealedSourcePlan', () => {
+  const secret = (token: string): KubeObject =>
+    ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'app-env', namespace: 'shop' },
+      data: { API_TOKEN: Buffer.from(token).toString('base64') },
+    }) as KubeObject;
+
+  it("keeps the render's Secrets encrypted to the files' recipients, as janus run creates its Transaction", async () => {
+    const recipient = await identityToRecipient(await generateIdentity());
+    const objects = [secret('token-two'), cm('settings', { a: '1' })];
+    const sealed: Sealed = {
+      recipients: [recipient],
+      objects: new Set([identityKey(identityOf(objects[0] as KubeObject))]),
+    };
+    const decision = await sealedSourcePlan(
+      decideSourcePlan(input(ABSENT, declared(rendered(objects, sealed)))),
+      sealed,
+    );
+    if (decision.verdict !== 'transaction') throw new Error(decision.verdict);
+    const [app, settings] = decision.transaction.spec.changes;
+    expect(app?.content).toBeUndefined();
+    expect(app?.sopsContent).toContain(recipient);
+    expect(app?.sopsContent).not.toContain(Buffer.from('token-two').toString('base64'));
+    expect(settings?.content).toMatchObject({ data: { a: '1' } });
+    // Nothing to seal, or no transaction: the decision as it was.
+    const plain = decideSourcePlan(input(ABSENT, declared(rendered([cm('settings')]))));
+    expect(await sealedSourcePlan(plain, undefined)).toBe(plain);
+  });
+
+  it('refuses a Transaction that only encrypted goes over the size one API object may take', async () => {
+    const recipient = await identityToRecipient(await generateIdentity());
+    // In clear under the bound; encrypted (base64 of the base64, sops's envelope) over it.
+    const big = secret('x'.repeat(Math.floor(MAX_TRANSACTION_BYTES * 0.7)));
+    const sealed = { recipients: [recipient], objects: new Set([identityKey(identityOf(big))]) };
+    const clear = decideSourcePlan(input(ABSENT, declared(rendered([big], sealed))));
+    expect(clear.verdict).toBe('transaction');
+    expect(await sealedSourcePlan(clear, sealed)).toEqual({
+      verdict: 'refused',
+      problems: [expect.stringMatching(/^its Transaction would be \d+ bytes, more than the 1048576 /)],
+    });
   });
 });
