@@ -60,6 +60,15 @@ export async function decryptInputs(
   return { ok: true, decrypted };
 }
 
+/**
+ * The forms a decrypted value takes inside a JSON or YAML text, a message or an object: as it is,
+ * JSON-escaped (a double-quoted string, Go's %q) and base64-encoded (a Secret's `data`, a
+ * ConfigMap's `binaryData`).
+ */
+export function decryptedForms(value: string): string[] {
+  return [value, JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')];
+}
+
 /** Decrypted values shorter than this are not redacted from a message: "3" is in every message. */
 const MIN_REDACTED = 4;
 
@@ -79,12 +88,7 @@ export function redactDecrypted(text: string, decrypted: readonly DecryptedInput
 export function decryptedRedactor(decrypted: readonly DecryptedInput[]): (text: string) => string {
   const forms = new Set<string>();
   for (const value of new Set(decrypted.flatMap((d) => d.values))) {
-    for (const form of [
-      value,
-      JSON.stringify(value).slice(1, -1),
-      Buffer.from(value).toString('base64'),
-      ...value.split(/\r?\n/).map((line) => line.trim()),
-    ])
+    for (const form of [...decryptedForms(value), ...value.split(/\r?\n/).map((line) => line.trim())])
       if (form.length >= MIN_REDACTED) forms.add(form);
   }
   if (forms.size === 0) return (text) => text;

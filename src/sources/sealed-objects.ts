@@ -5,13 +5,14 @@
  * and which would carry it in clear and so refuse the commit. Every object of a kind SOPS content
  * may be applied to (a Secret; the kinds --sops-kinds allows) is kept encrypted; any other object
  * that holds a decrypted value (as it is, JSON-escaped or base64-encoded), or a decrypted file
- * whole, is refused, naming it and the file. Values shorter than MIN_SOUGHT characters are not
+ * whole, is refused, naming it and the file; so is a kept-encrypted object whose metadata (stored
+ * in clear) holds one. Values shorter than MIN_SOUGHT characters are not
  * looked for: "true" or "3" would be found everywhere. The check is pure; sealChanges encrypts.
  */
 import type { Change } from '../api/v1alpha1/index.ts';
 import { sopsKindRefusal } from '../changes/sops-kinds.ts';
 import type { KubeObject } from '../kube/resources.ts';
-import type { DecryptedInput } from '../render/decrypt-inputs.ts';
+import { type DecryptedInput, decryptedForms } from '../render/decrypt-inputs.ts';
 import { encryptObject } from '../sops/encrypt.ts';
 import { identityKey, identityOf } from './inventory.ts';
 import { MAX_REFUSALS, type ObjectRefusal } from './object-policy.ts';
@@ -39,7 +40,7 @@ export function sealedObjects(
   const sought = decrypted.flatMap((input) =>
     [...input.values, input.text]
       .filter((v) => v.length >= MIN_SOUGHT)
-      .flatMap((v) => [JSON.stringify(v).slice(1, -1), Buffer.from(v).toString('base64')])
+      .flatMap(decryptedForms)
       .map((form) => ({ form, file: input.file })),
   );
   const sealed: Sealed = {
@@ -48,20 +49,27 @@ export function sealedObjects(
   };
   const refusals: ObjectRefusal[] = [];
   let refused = 0;
+  const carried = (part: unknown) => {
+    const json = JSON.stringify(part);
+    return sought.find((s) => json.includes(s.form));
+  };
   for (const obj of objects) {
-    if (sopsKindRefusal(obj.apiVersion, obj.kind, sopsKinds) === undefined) {
-      sealed.objects.add(identityKey(identityOf(obj)));
+    const sealable = sopsKindRefusal(obj.apiVersion, obj.kind, sopsKinds) === undefined;
+    // A sealed object's identity stays in clear (the target is read from it): its metadata may
+    // not carry what was decrypted either.
+    const found = sealable ? carried(obj.metadata) : carried(obj);
+    if (!found) {
+      if (sealable) sealed.objects.add(identityKey(identityOf(obj)));
       continue;
     }
-    const json = JSON.stringify(obj);
-    const found = sought.find((s) => json.includes(s.form));
-    if (!found) continue;
     const object = `${obj.apiVersion} ${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
     if (++refused <= MAX_REFUSALS) {
       refusals.push({
         object,
         rule: 'sops',
-        message: `${object} carries a value decrypted from ${found.file}: only a Secret, or a kind --sops-kinds allows, may (it is kept encrypted until applied; this object would be stored in clear). Put the value in a Secret and reference it`,
+        message: sealable
+          ? `${object} carries a value decrypted from ${found.file} in its metadata: its name, labels and annotations are stored in clear (only the rest is kept encrypted until applied). Keep decrypted values out of metadata`
+          : `${object} carries a value decrypted from ${found.file}: only a Secret, or a kind --sops-kinds allows, may (it is kept encrypted until applied; this object would be stored in clear). Put the value in a Secret and reference it`,
       });
     }
   }

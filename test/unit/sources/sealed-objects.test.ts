@@ -59,6 +59,32 @@ describe('sealedObjects', () => {
     }
   });
 
+  it('refuses a Secret whose metadata carries a decrypted value: the metadata stays in clear', () => {
+    const forms = [
+      obj('Secret', PASSWORD),
+      {
+        ...obj('Secret', 'labelled'),
+        metadata: { name: 'labelled', namespace: 'shop', labels: { p: PASSWORD } },
+      },
+      {
+        ...obj('Secret', 'annotated'),
+        metadata: {
+          name: 'annotated',
+          namespace: 'shop',
+          annotations: { note: Buffer.from(PASSWORD).toString('base64') },
+        },
+      },
+    ] as KubeObject[];
+    for (const o of forms) {
+      const check = sealedObjects([o], decrypted, []);
+      expect(check.ok).toBe(false);
+      if (!check.ok)
+        expect(check.refusals[0]?.message).toContain(
+          `v1 Secret shop/${o.metadata.name} carries a value decrypted from app/db.env in its metadata`,
+        );
+    }
+  });
+
   it(`does not look for values shorter than ${MIN_SOUGHT} characters, and seals nothing when nothing was decrypted`, () => {
     expect(sealedObjects([obj('ConfigMap', 'c', { data: { x: 'abc' } })], decrypted, []).ok).toBe(true);
     expect(sealedObjects([obj('Secret', 's')], [], [])).toEqual({ ok: true, sealed: undefined });
