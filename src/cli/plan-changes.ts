@@ -7,6 +7,7 @@
 import type { Change, Transaction } from '../api/v1alpha1/index.ts';
 import { beforeCreation, type ChangeItem } from '../changes/change-context.ts';
 import { type ChangeRefusal, dryRunVerdict, readPrior } from '../changes/prepare-verdicts.ts';
+import { sopsKindRefusal } from '../changes/sops-kinds.ts';
 import { isNotFound, KubeApiError } from '../kube/errors.ts';
 import type { Objects } from '../kube/resources.ts';
 import { describeError } from '../log/describe-error.ts';
@@ -25,6 +26,11 @@ export interface PlanOptions {
   asServiceAccount: boolean;
   /** The person's user name, for the report. */
   self: string | undefined;
+  /**
+   * The kinds besides Secret whose content is secret: the repository policy's --sops-kinds, the
+   * controller's setting (JANUS_SOPS_KINDS, from --settings too). Their content is masked.
+   */
+  sopsKinds: readonly string[];
 }
 
 export async function planTransaction(
@@ -44,7 +50,7 @@ export async function planTransaction(
     }
   }
   for (const [index, change] of txn.spec.changes.entries()) {
-    plan.changes.push(await planOne(objects, txn, index, change, opts.asServiceAccount));
+    plan.changes.push(await planOne(objects, txn, index, change, opts));
   }
   return plan;
 }
@@ -70,8 +76,9 @@ async function planOne(
   txn: Transaction,
   index: number,
   change: Change,
-  asServiceAccount: boolean,
+  opts: PlanOptions,
 ): Promise<PlannedChange> {
+  const { asServiceAccount } = opts;
   const namespace = txn.metadata.namespace ?? 'default';
   let label = `${change.target.apiVersion} ${describeTarget({ ...change.target, namespace: change.target.namespace ?? namespace })}`;
   try {
@@ -89,8 +96,11 @@ async function planOne(
     const read = await readPrior(ctx, item);
     if ('reason' in read) return refused(index, change, label, read, asServiceAccount);
     const planned = withCurrentStamp(dryRun.planned, read.prior);
-    // SOPS content (sopsContent) of a kind --sops-kinds allows is masked whole, as a Secret's values.
-    return planChange(index, change.type, label, read.prior, planned, change.sopsContent !== undefined);
+    // By the target's kind, sealed (sopsContent) or not: a plain change to a Secret or a
+    // --sops-kinds kind still reads the live object, whose content is secret.
+    const { apiVersion, kind } = change.target;
+    const secretContent = sopsKindRefusal(apiVersion, kind, opts.sopsKinds) === undefined;
+    return planChange(index, change.type, label, read.prior, planned, secretContent);
   } catch (e) {
     return failedChange(index, change.type, label, explain(e, asServiceAccount));
   }

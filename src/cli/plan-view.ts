@@ -6,7 +6,7 @@ import { type DecryptedInput, decryptedRedactor } from '../render/decrypt-inputs
 import { ANNOTATION_APPLIED_BY } from '../saga/targets.ts';
 import { htmlText, markdownCode } from '../text/markdown.ts';
 import { printable } from '../text/printable.ts';
-import { diffObjects } from '../yaml/manifest-diff.ts';
+import { diffObjects, isSecret, VALUES_NOT_COMPARED } from '../yaml/manifest-diff.ts';
 
 export type PlanAction = 'create' | 'update' | 'delete' | 'unchanged' | 'error';
 
@@ -21,7 +21,22 @@ export interface PlannedChange {
   error?: string;
   /** Why the controller would refuse it, in its status's words (TargetExists, DryRunFailed, …). */
   reason?: string;
+  /** NOT_COMPARED_NOTE: the target's content is secret and exists on both sides. */
+  note?: string;
 }
+
+/**
+ * Said of a change whose target's content is secret (a Secret, or a kind --sops-kinds allows) and
+ * exists on both sides. Its values are masked the same whether they change or not, and the change
+ * is an update even when the diff is empty: a verdict that told them apart would let whoever can
+ * make a plan compare a guess with the live value and read the answer in the pull request.
+ */
+export const NOT_COMPARED_NOTE = `${VALUES_NOT_COMPARED} with the current ones: shown as an update whether or not a value would change`;
+
+const NOT_COMPARED_SHORT = 'values not compared';
+
+/** " (values not compared)" after the verdict of a change with NOT_COMPARED_NOTE. */
+const notCompared = (change: PlannedChange) => (change.note ? ` (${NOT_COMPARED_SHORT})` : '');
 
 export interface TransactionPlan {
   /** Repository-relative directory. */
@@ -54,8 +69,10 @@ export interface SourcePlanInfo {
 }
 
 /**
- * Compares what exists with what the dry run returned. `sealed`: the change's content is a secret
- * (SOPS content): masked whole, not only as a Secret's values are.
+ * Compares what exists with what the dry run returned. `secretContent`: the target's kind is one
+ * whose content is secret (a Secret, or a kind --sops-kinds allows), whether the change is
+ * SOPS-encrypted or plain: all but its identity masked on both sides, and never compared (a
+ * Secret's values are, whatever the caller says).
  */
 export function planChange(
   index: number,
@@ -63,7 +80,7 @@ export function planChange(
   target: string,
   current: KubeObject | undefined,
   planned: KubeObject | undefined,
-  sealed = false,
+  secretContent = false,
 ): PlannedChange {
   const labels = {
     from: current ? `current ${target}` : `current ${target} (absent)`,
@@ -71,10 +88,18 @@ export function planChange(
       ? `planned ${target} (change ${index}: ${type})`
       : `planned ${target} (deleted by change ${index})`,
   };
-  const diff = diffObjects(current, planned, labels, { maskContent: sealed });
+  const diff = diffObjects(current, planned, labels, { maskContent: secretContent });
+  const secret = secretContent || isSecret(current) || isSecret(planned);
+  const uncompared = secret && current !== undefined && planned !== undefined;
   const action: PlanAction =
-    planned && !current ? 'create' : current && !planned ? 'delete' : diff ? 'update' : 'unchanged';
-  return { index, type, target, action, diff };
+    planned && !current
+      ? 'create'
+      : current && !planned
+        ? 'delete'
+        : diff || uncompared
+          ? 'update'
+          : 'unchanged';
+  return { index, type, target, action, diff, ...(uncompared && { note: NOT_COMPARED_NOTE }) };
 }
 
 /**
@@ -219,8 +244,9 @@ function renderPlanText(plan: TransactionPlan): string {
     return `${lines.join('\n')}\n`;
   }
   for (const c of plan.changes) {
-    lines.push('', `[${c.index}] ${c.type} ${c.target}: ${actionText(plan, c.action)}`);
+    lines.push('', `[${c.index}] ${c.type} ${c.target}: ${actionText(plan, c.action)}${notCompared(c)}`);
     if (c.error) lines.push(`    ${c.error}`);
+    if (c.note) lines.push(`    ${c.note}`);
     if (c.diff) lines.push(c.diff.replace(/\n$/, ''));
   }
   if (source && source.left.length > 0) lines.push('', 'Left in the cluster:', ...source.left.map(indented));
@@ -307,12 +333,14 @@ function markdownPlan(plan: TransactionPlan): string[] {
   out.push('| # | change | target | verdict |', '|---|---|---|---|');
   for (const c of plan.changes) {
     out.push(
-      `| ${c.index} | ${c.type} | ${cell(markdownCode(c.target))} | ${c.action === 'error' ? '❌ refused' : actionText(plan, c.action)} |`,
+      `| ${c.index} | ${c.type} | ${cell(markdownCode(c.target))} | ${c.action === 'error' ? '❌ refused' : actionText(plan, c.action)}${notCompared(c)} |`,
     );
   }
   out.push('');
   for (const c of plan.changes.filter((x) => x.error))
     out.push(`**Change ${c.index} would be refused:** ${markdownCode(c.error ?? '')}`, '');
+  if (plan.changes.some((c) => c.note))
+    out.push(`<sub>${NOT_COMPARED_SHORT}: ${NOT_COMPARED_NOTE}.</sub>`, '');
   for (const c of plan.changes.filter((x) => x.diff)) {
     const diff = printable(c.diff, { keepTabs: true });
     const fence = fenceFor(diff);

@@ -30,6 +30,8 @@ export interface UiSettings extends Omit<ResultsSource, 'repo'> {
   /** The results branch's repository; default: the one janus run's Git side names. */
   repo: string | undefined;
   allowed: AllowedSigners | undefined;
+  /** janus run's --sops-kinds, checked: kinds besides Secret whose content diffs mask. */
+  sopsKinds: readonly string[];
 }
 
 /** Starts the server as the cluster connection's user; the caller closes it, then the connection. */
@@ -45,6 +47,7 @@ export async function serveUi(
       objects: cluster.objects,
       initialScope: settings.scope,
       controllerNamespace,
+      sopsKinds: settings.sopsKinds,
       identity: { user, context: settings.context },
       request: (namespace, name, kind, reason) => sendAs(cluster, namespace, name, kind, reason),
       history: async (namespace) => {

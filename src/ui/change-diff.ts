@@ -2,15 +2,17 @@
  * What a change set and what its undo restores, as a diff: from the prior state in the rollback
  * store (what a rollback puts back) to what the change wrote. Read with the user's credentials
  * and only when asked (a page lists changes without reading the store): a user who may not
- * read the store's ConfigMaps or Secrets gets the API server's refusal instead. Secret values
- * are masked as `kubectl diff` masks them.
+ * read the store's ConfigMaps or Secrets gets the API server's refusal instead. The content of a
+ * target whose kind's content is secret (a Secret's values; all but the identity of a kind
+ * --sops-kinds allows) is masked on both sides and never compared, as `janus plan` masks it.
  */
 import type { Transaction } from '../api/v1alpha1/index.ts';
 import { desiredObject } from '../changes/desired.ts';
+import { sopsKindRefusal } from '../changes/sops-kinds.ts';
 import type { KubeObject, Objects } from '../kube/resources.ts';
 import { RollbackStore } from '../rollback-store/store.ts';
 import { describeTarget, resolveTarget } from '../saga/targets.ts';
-import { diffObjects } from '../yaml/manifest-diff.ts';
+import { diffObjects, isSecret, VALUES_NOT_COMPARED } from '../yaml/manifest-diff.ts';
 
 export interface ChangeDiff {
   index: number;
@@ -20,7 +22,16 @@ export interface ChangeDiff {
   note?: string;
 }
 
-export async function changeDiff(objects: Objects, txn: Transaction, index: number): Promise<ChangeDiff> {
+/**
+ * `sopsKinds`: the kinds besides Secret whose content is secret (janus run's --sops-kinds,
+ * JANUS_SOPS_KINDS, as janus ui is given it).
+ */
+export async function changeDiff(
+  objects: Objects,
+  txn: Transaction,
+  index: number,
+  sopsKinds: readonly string[],
+): Promise<ChangeDiff> {
   const change = txn.spec.changes[index];
   const item = txn.status?.items?.[index];
   if (!change) throw new RangeError(`${txn.metadata.namespace}/${txn.metadata.name} has no change ${index}`);
@@ -45,15 +56,42 @@ export async function changeDiff(objects: Objects, txn: Transaction, index: numb
   const desired =
     change.type === 'Delete' ? undefined : desiredObject(txn, { index, change, target }, undefined);
   const after = change.type === 'Patch' && prior && desired ? merged(prior, desired) : desired;
+  const secretContent =
+    sopsKindRefusal(change.target.apiVersion, change.target.kind, sopsKinds) === undefined;
+  return diffOfChange(index, change.type, what, prior, after, secretContent);
+}
+
+/**
+ * The diff from `prior` to `after`; `secretContent`: the target's kind's content is secret (a
+ * Secret's values are masked whatever the caller says). Pure.
+ */
+export function diffOfChange(
+  index: number,
+  type: Transaction['spec']['changes'][number]['type'],
+  what: string,
+  prior: KubeObject | undefined,
+  after: KubeObject | undefined,
+  secretContent: boolean,
+): ChangeDiff {
+  const secret = secretContent || isSecret(prior) || isSecret(after);
+  const notes = [
+    ...(type === 'Patch'
+      ? ['a Patch sets only the fields it names: shown merged into the prior state (lists replaced whole)']
+      : []),
+    ...(secret && prior && after ? [`${VALUES_NOT_COMPARED}: a changed value does not show`] : []),
+  ];
   return {
     index,
-    diff: diffObjects(prior, after, {
-      from: prior ? `${what} before change ${index} (what a rollback restores)` : `${what} (absent before)`,
-      to: after ? `${what} as change ${index} set it` : `${what} (deleted by change ${index})`,
-    }),
-    ...(change.type === 'Patch' && {
-      note: 'a Patch sets only the fields it names: shown merged into the prior state (lists replaced whole)',
-    }),
+    diff: diffObjects(
+      prior,
+      after,
+      {
+        from: prior ? `${what} before change ${index} (what a rollback restores)` : `${what} (absent before)`,
+        to: after ? `${what} as change ${index} set it` : `${what} (deleted by change ${index})`,
+      },
+      { maskContent: secretContent },
+    ),
+    ...(notes.length > 0 && { note: notes.join('; ') }),
   };
 }
 

@@ -34,6 +34,8 @@ export interface UiBackend {
   initialScope: string;
   /** Where janus run keeps its Git-side ConfigMaps. */
   controllerNamespace: string;
+  /** Kinds besides Secret whose content is secret (janus run's --sops-kinds): masked in diffs. */
+  sopsKinds: readonly string[];
   /** Shown in the header: whose requests these are. */
   identity: { user: string | undefined; context: string | undefined };
   /** Sends rollback, cancel or retry-rollback as `janus rollback` and `janus cancel` do. */
@@ -173,7 +175,7 @@ export async function startUiServer(backend: UiBackend, opts: { port?: number } 
       if (!named || !Number.isSafeInteger(index)) return badName(res);
       return answer(res, async () => {
         const txn = await new Transactions(backend.client).get(...named);
-        return changeDiff(backend.objects, txn as Transaction, index);
+        return changeDiff(backend.objects, txn as Transaction, index, backend.sopsKinds);
       });
     },
     'POST request/transaction': async ({ req, res, parts }) => {

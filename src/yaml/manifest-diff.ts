@@ -1,7 +1,8 @@
 /**
  * Diffs of Kubernetes objects as reviewers read them: YAML with sorted keys, without the
  * metadata the server sets on every write, and with Secret values masked (as `kubectl diff`
- * does), so a plan or a recovery can be pasted into a pull request or a ticket. Pure.
+ * does, but without telling a changed value from a kept one), so a plan or a recovery can be
+ * pasted into a pull request or a ticket. Pure.
  */
 import { stringify } from 'yaml';
 import type { KubeObject } from '../kube/resources.ts';
@@ -25,93 +26,92 @@ export function comparable(obj: KubeObject): KubeObject {
   return { ...rest, metadata };
 }
 
-const isSecret = (obj: KubeObject | undefined) => obj?.apiVersion === 'v1' && obj.kind === 'Secret';
+/** Whether this is a Secret (core group). */
+export const isSecret = (obj: KubeObject | undefined): boolean =>
+  obj?.apiVersion === 'v1' && obj.kind === 'Secret';
 const SECRET_FIELDS = ['data', 'stringData'] as const;
 
 /**
- * Replaces Secret values on both sides like `kubectl diff`: `***` where a value is the same on
- * both sides or on one side only, `*** (before)` / `*** (after)` where it changed. Keys stay
- * visible, so added and removed keys still show.
+ * What a secret value reads as in a diff, on either side. The same text whether the value
+ * changed or not: a diff that told a changed value from a kept one would answer anyone who can
+ * make a plan compare a guess with the live value (encrypt it to the namespace's public key,
+ * open a pull request, read the verdict from CI). Keys added or removed still show.
+ */
+export const MASKED = '***';
+
+/**
+ * Said of a target whose content is secret and exists on both sides: MASKED on both, whether a
+ * value changes or not.
+ */
+export const VALUES_NOT_COMPARED = 'secret content: its values are masked and never compared';
+
+/**
+ * Replaces Secret values on both sides (`data`, `stringData`, and kubectl's last-applied
+ * annotation) with MASKED, whatever they are: keys stay visible, so added and removed keys still
+ * show, but a changed value does not (unlike `kubectl diff`, which tells them apart).
  */
 export function maskSecrets(
   before: KubeObject | undefined,
   after: KubeObject | undefined,
 ): [KubeObject | undefined, KubeObject | undefined] {
   if (!isSecret(before) && !isSecret(after)) return [before, after];
-  const b = before && structuredClone(before);
-  const a = after && structuredClone(after);
-  for (const field of SECRET_FIELDS) maskValues(b?.[field], a?.[field]);
-  maskLastApplied(b, a);
-  return [b, a];
+  return [before && maskSecret(before), after && maskSecret(after)];
+}
+
+function maskSecret(obj: KubeObject): KubeObject {
+  const out = structuredClone(obj);
+  for (const field of SECRET_FIELDS) {
+    const values = out[field];
+    if (isTree(values)) for (const key of Object.keys(values)) values[key] = MASKED;
+  }
+  return maskLastApplied(out);
 }
 
 /** `kubectl apply` keeps the whole object it applied, values and all, in this annotation. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** The LAST_APPLIED annotation of both sides masked as a value is (the objects are copies). */
-function maskLastApplied(before: KubeObject | undefined, after: KubeObject | undefined): void {
-  const annotations = [before?.metadata.annotations, after?.metadata.annotations];
-  const values = annotations.map((all) =>
-    all && LAST_APPLIED in all ? { [LAST_APPLIED]: all[LAST_APPLIED] } : {},
-  );
-  maskValues(values[0], values[1]);
-  annotations.forEach((all, i) => {
-    const value = values[i]?.[LAST_APPLIED];
-    if (all && value !== undefined) all[LAST_APPLIED] = value;
-  });
-}
-
-type Values = Record<string, string>;
-
-function maskValues(before: unknown, after: unknown): void {
-  const b = (before ?? {}) as Values;
-  const a = (after ?? {}) as Values;
-  for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
-    const changed = key in b && key in a && b[key] !== a[key];
-    if (key in b) b[key] = changed ? '*** (before)' : '***';
-    if (key in a) a[key] = changed ? '*** (after)' : '***';
-  }
+/** The LAST_APPLIED annotation masked as a value is (`obj` is a copy). */
+function maskLastApplied(obj: KubeObject): KubeObject {
+  const annotations = obj.metadata.annotations;
+  if (annotations && LAST_APPLIED in annotations) annotations[LAST_APPLIED] = MASKED;
+  return obj;
 }
 
 /** What identifies an object: never masked. */
 const IDENTITY_FIELDS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
- * Replaces every value of both sides but their identity (apiVersion, kind, metadata), leaf by
- * leaf, as maskSecrets does a Secret's: for an object of another kind whose content is a secret
- * too (SOPS content of a kind --sops-kinds allows). A Secret is masked as maskSecrets masks it.
+ * Replaces every value of both sides but their identity (apiVersion, kind, metadata) with
+ * MASKED, leaf by leaf, keys and list lengths kept: for an object of another kind whose content
+ * is a secret too (a kind --sops-kinds allows SOPS content to be applied to). A Secret is masked
+ * as maskSecrets masks it.
  */
 export function maskContent(
   before: KubeObject | undefined,
   after: KubeObject | undefined,
 ): [KubeObject | undefined, KubeObject | undefined] {
   if (isSecret(before) || isSecret(after)) return maskSecrets(before, after);
-  const mask = (obj: KubeObject | undefined, other: KubeObject | undefined, side: Side) =>
+  const mask = (obj: KubeObject | undefined) =>
     obj &&
-    (Object.fromEntries(
-      Object.entries(structuredClone(obj)).map(([key, value]) => [
-        key,
-        IDENTITY_FIELDS.has(key) ? value : masked(value, other && (other as Tree)[key], side),
-      ]),
-    ) as KubeObject);
-  const b = mask(before, after, 'before');
-  const a = mask(after, before, 'after');
-  maskLastApplied(b, a);
-  return [b, a];
+    maskLastApplied(
+      Object.fromEntries(
+        Object.entries(structuredClone(obj)).map(([key, value]) => [
+          key,
+          IDENTITY_FIELDS.has(key) ? value : masked(value),
+        ]),
+      ) as KubeObject,
+    );
+  return [mask(before), mask(after)];
 }
 
-type Side = 'before' | 'after';
 type Tree = Record<string, unknown>;
 const isTree = (v: unknown): v is Tree => typeof v === 'object' && v !== null;
 
-/** `value` with every leaf masked: `***` where `other` has the same leaf, `*** (before|after)` where not. */
-function masked(value: unknown, other: unknown, side: Side): unknown {
-  if (isTree(value)) {
-    const others = isTree(other) && Array.isArray(other) === Array.isArray(value) ? other : {};
-    const entries = Object.entries(value).map(([k, v]) => [k, masked(v, (others as Tree)[k], side)] as const);
-    return Array.isArray(value) ? entries.map(([, v]) => v) : Object.fromEntries(entries);
-  }
-  return other === undefined || other === value ? '***' : `*** (${side})`;
+/** `value` with every leaf replaced by MASKED. */
+function masked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(masked);
+  if (isTree(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v)]));
+  return MASKED;
 }
 
 /** YAML as kubectl prints it: YAML 1.1 quoting, so a string "on" or "yes" never reads as a boolean. */
@@ -121,7 +121,9 @@ export function toYaml(obj: KubeObject): string {
 
 /**
  * The unified diff from `before` to `after` (either may be absent: the object does not exist),
- * '' when a reviewer would see no difference.
+ * '' when a reviewer would see no difference. Masked values are never compared: two sides that
+ * differ only in a secret value give '' too (the caller says so: plan-view.ts's planChange).
+ * `maskContent`: the content is secret whatever its kind (a kind --sops-kinds allows).
  */
 export function diffObjects(
   before: KubeObject | undefined,

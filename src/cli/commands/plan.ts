@@ -45,7 +45,11 @@ root holding the transactions root folder, or that folder itself — exactly as 
 For each change it reads the target and asks the API server for a server-side dry run of the
 change (?dryRun=All: admission, validation, defaulting, RBAC, nothing persisted), then shows the
 difference between the current object and the planned one as a unified diff of YAML, with
-managedFields, resourceVersion and other server-set metadata left out and Secret values masked.
+managedFields, resourceVersion and other server-set metadata left out. The content of a target
+whose kind's content is secret (a Secret's values; all but apiVersion, kind and metadata of a
+kind --sops-kinds lists) is masked as *** on both sides, SOPS-encrypted or not, in every format,
+and never compared: such a target that exists is an update "(values not compared)", whether or
+not a value would change, so a plan never tells whether a guessed value is the live one.
 Each change is judged by the controller's own code: the same dry run (with the
 tx.janus.io/applied-by annotation the commit adds, so admission and the annotation size limit
 judge it; the diff does not show it) and the same refusals as its prepare step (TargetExists,
@@ -65,7 +69,7 @@ what it leaves in the cluster, or why nothing would be applied (a render failure
 file and line, a refused object, a rejected declaration). The clone must hold the base (CI:
 fetch-depth 0). A source's SOPS files are decrypted at both commits as janus run decrypts them,
 with the Secret janus-sops-age of its namespace read as the identity the plan runs as; its
-Secrets' values are masked, and every decrypted value is replaced with (decrypted) in all the
+Secrets are masked as above, and every decrypted value is replaced with (decrypted) in all the
 plan prints of the source; a key that identity may not read fails the source's plan, naming the
 Secret.
 
@@ -156,7 +160,12 @@ Examples:
     };
     try {
       const self = cluster && !asServiceAccount ? await whoAmI(cluster.client) : undefined;
-      const options = cluster && { objects: cluster.objects, asServiceAccount, self };
+      const options = cluster && {
+        objects: cluster.objects,
+        asServiceAccount,
+        self,
+        sopsKinds: policy.sopsKinds,
+      };
       for (const dir of parsed) show(await planDirectory(dir, options));
       if (base !== undefined) {
         const sources = await planPullRequestSources({

@@ -1,7 +1,8 @@
 /** `janus ui`: a web view of Transactions on 127.0.0.1, reading and acting as the person who runs it. */
 import { DEFAULT_CONTROLLER_NAMESPACE } from '../../gitops/policy.ts';
 import { CLUSTER_FLAGS, connect } from '../cluster.ts';
-import { defineCommand, positiveInt, UsageError } from '../command.ts';
+import { defineCommand, positiveInt, SETTINGS_FLAG, SOPS_KINDS_FLAG, UsageError } from '../command.ts';
+import { sopsKinds } from '../controller-settings.ts';
 import { onInterrupt } from '../interrupt.ts';
 import { processStreams } from '../output.ts';
 import { allowedSigners, CACHE_DIR_FLAG, RESULTS_BRANCH_FLAG } from '../results-history.ts';
@@ -50,6 +51,9 @@ export const UI_FLAGS = {
   },
   ...GIT_ACCESS_FLAGS,
   ...CACHE_DIR_FLAG,
+  // janus run's --sops-kinds (or its settings file): the kinds besides Secret whose diffs are masked.
+  ...SOPS_KINDS_FLAG,
+  ...SETTINGS_FLAG,
 } as const;
 
 export default defineCommand({
@@ -63,6 +67,10 @@ what each set and what its undo restores (a diff), its locks and their holders, 
 and the bake window, analysis measurements, the timeline of its phases and Events, and its
 record on the results branch; a namespace's history from the results branch; the Git side of
 janus run, with suspend and resume; Sources, where the cluster serves them.
+
+A diff masks the content of a Secret (its values) and of the kinds janus run's --sops-kinds
+allows (all but apiVersion, kind and metadata) on both sides, and never tells a changed value
+from a kept one; give janus ui the same --sops-kinds, or janus run's settings file (--settings).
 
 Every read and every action (rollback, cancel, retry-rollback, suspend, resume; each confirmed
 first) is a request of your own kubeconfig's user, exactly as the CLI's: RBAC decides, and a
@@ -84,6 +92,7 @@ Examples:
     if (args.length > 0) throw new UsageError(`janus ui takes no arguments, got "${args.join(' ')}"`);
     const port = values.port === '0' ? 0 : positiveInt(values.port, 'port');
     if (port > 65535) throw new UsageError(`--port: ${port} is not a port`);
+    const kinds = sopsKinds(values['sops-kinds']);
     const allowed = values['allowed-signers-file']
       ? await allowedSigners(true, values['allowed-signers-file'])
       : undefined;
@@ -92,7 +101,7 @@ Examples:
     const interrupt = onInterrupt();
     try {
       const scope = await initialScope(cluster, values);
-      const { server, user } = await serveUi(cluster, { ...values, scope, port, allowed });
+      const { server, user } = await serveUi(cluster, { ...values, scope, port, allowed, sopsKinds: kinds });
       stdout.write(`${server.url}\n`);
       stderr.write(
         `janus ui is serving ${scope ? `namespace ${scope}` : 'every namespace'} as ${user ?? 'your kubeconfig user'} on 127.0.0.1:${server.port} (Ctrl-C to stop)\n`,

@@ -129,6 +129,7 @@ export async function openUi(
     'allow-insecure-http': false,
     'cache-dir': undefined,
     allowed: undefined,
+    sopsKinds: [],
   });
   cleanup.add('Stopping the web view', () => server.close());
   narrator.detail(`Watch it in the web view (janus ui): ${server.url}`);

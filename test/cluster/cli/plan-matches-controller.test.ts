@@ -211,6 +211,7 @@ describe('janus plan and the controller, on a source’s Apply changes', () => {
         objects: clients.admin,
         asServiceAccount: true,
         self: undefined,
+        sopsKinds: [],
       });
       expect(plan.problems).toEqual([]);
       const [change] = plan.changes;

@@ -20,6 +20,13 @@ const cm = (data: Record<string, string>, rv = '1'): KubeObject => ({
   data,
 });
 const T = 'v1 ConfigMap shop/app';
+/** A custom resource whose content is secret when --sops-kinds lists its kind. */
+const db = (password: string): KubeObject => ({
+  apiVersion: 'db.example.com/v1',
+  kind: 'Database',
+  metadata: { name: 'orders', namespace: 'shop' },
+  spec: { password },
+});
 
 describe('planChange', () => {
   it('classifies by what exists before and after', () => {
@@ -306,24 +313,45 @@ describe('plans of sources', () => {
     expect(redactedPlan(leaked, [])).toBe(leaked);
   });
 
-  it('masks the whole content of a sealed change of another kind than Secret', () => {
-    const db = (password: string): KubeObject => ({
-      apiVersion: 'db.example.com/v1',
-      kind: 'Database',
-      metadata: { name: 'orders', namespace: 'shop' },
-      spec: { password },
-    });
-    const sealed = planChange(
-      0,
-      'Apply',
-      'db.example.com/v1 Database shop/orders',
-      db('old-pw'),
-      db('new-pw'),
-      true,
-    );
-    expect(sealed.action).toBe('update');
-    expect(sealed.diff).not.toMatch(/old-pw|new-pw/);
-    expect(sealed.diff).toContain('+  password: "*** (after)"');
+  it("masks a secret kind's content on both sides by its kind, sealed or plain: the live object's too", () => {
+    const target = 'db.example.com/v1 Database shop/orders';
+    // A plain change whose content is not the live one: the live (decrypted) value stays hidden.
+    const plain = planChange(0, 'Apply', target, db('live-pw'), db('guess'), true);
+    expect(plain.action).toBe('update');
+    expect(plain.diff).not.toMatch(/live-pw|guess/);
+    expect(plain.note).toMatch(/values are masked and never compared/);
+    expect(planChange(0, 'Delete', target, db('live-pw'), undefined, true).diff).not.toContain('live-pw');
+    // Not a secret kind: shown as it is.
     expect(planChange(0, 'Apply', 'x', db('old-pw'), db('new-pw')).diff).toContain('+  password: new-pw');
+  });
+
+  it('never tells whether a secret value matches the live one: a guess and the right value plan alike', () => {
+    const secret = (token: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'api', namespace: 'shop' },
+      data: { token },
+    });
+    const cases: [KubeObject, KubeObject, KubeObject, boolean][] = [
+      [secret('cmlnaHQ='), secret('cmlnaHQ='), secret('Z3Vlc3M='), false],
+      [db('right'), db('right'), db('guess'), true],
+    ];
+    for (const [live, right, guess, secretContent] of cases) {
+      const plans = [right, guess].map((planned) =>
+        planChange(0, 'Apply', 'shop/x', live, planned, secretContent),
+      );
+      expect(plans[0]).toEqual(plans[1]);
+      expect(plans[0]).toMatchObject({ action: 'update', note: expect.stringMatching(/never compared/) });
+      const shown = plans.map((p) => {
+        const plan = { path: 'p', namespace: 'shop', name: 'n', changes: [p], problems: [] };
+        return [renderPlan(plan), renderMarkdown([plan]), JSON.stringify(plan)].join('\n');
+      });
+      expect(shown[0]).toBe(shown[1]);
+      expect(shown[0]).toContain('values not compared');
+      expect(shown[0]).not.toMatch(/before\)|after\)/);
+      expect(planExitCode([{ path: 'p', namespace: 'shop', name: 'n', changes: plans, problems: [] }])).toBe(
+        1,
+      );
+    }
   });
 });
