@@ -30,6 +30,18 @@ export interface DecryptedInput {
   readonly recipients: readonly string[];
 }
 
+/**
+ * Bytes of a file of the render that is read as a SOPS file (parsed on Janus's own thread to tell,
+ * then decrypted there): a transaction file's bound (src/gitops/options.ts). The YAML parse takes
+ * ~60x the text, far more for dense flow collections.
+ */
+export const MAX_SOPS_INPUT_BYTES = 1024 * 1024;
+
+/** What every SOPS file holds in any format (`sops:`/`mac:`, `[sops]`/`mac =`, `sops_mac=`), found without parsing. */
+function mayBeSopsEncrypted(text: string): boolean {
+  return /\bsops\b/.test(text) && /\bmac\b|\bsops_mac\b/.test(text);
+}
+
 export type DecryptOutcome = { ok: true; decrypted: DecryptedInput[] } | { ok: false; problem: InputProblem };
 
 export async function decryptInputs(
@@ -43,6 +55,18 @@ export async function decryptInputs(
   for (const file of [...new Set(files)].sort()) {
     const full = join(root, file);
     const text = await readFile(full, 'utf8');
+    if (Buffer.byteLength(text) > MAX_SOPS_INPUT_BYTES) {
+      // Not parsed (looksSopsEncrypted, the decryption parse the YAML on this thread): refused
+      // when it may be encrypted, left to the tool (in the sandbox) when it cannot be.
+      if (!mayBeSopsEncrypted(text)) continue;
+      return {
+        ok: false,
+        problem: {
+          file,
+          message: `${file} may be SOPS-encrypted and is more than ${MAX_SOPS_INPUT_BYTES} bytes; an encrypted file of a render is at most that`,
+        },
+      };
+    }
     if (!looksSopsEncrypted(file, text)) continue;
     try {
       identities ??= await decryption.identities();

@@ -8,7 +8,7 @@
  */
 import { parseYamlFile } from '../yaml/yaml-file.ts';
 import { folderOf } from './paths.ts';
-import { type CheckoutView, type InputProblem, isRecord, localReference } from './references.ts';
+import { type CheckoutView, type InputProblem, isRecord, localReference, readConfig } from './references.ts';
 
 /** Subcharts checked below a chart: a bound on the walk. */
 const MAX_CHARTS = 200;
@@ -49,7 +49,9 @@ function checkDependencies(view: CheckoutView, chart: string): InputProblem | { 
   for (const name of ['Chart.yaml', 'requirements.yaml']) {
     const file = `${prefix}${name}`;
     if (view.kind(file) !== 'file') continue;
-    const parsed = parseYamlFile(file, view.read(file) ?? '');
+    const text = readConfig(view, file);
+    if (typeof text !== 'string') return text;
+    const parsed = parseYamlFile(file, text);
     const diagnostic = parsed.diagnostics[0];
     if (diagnostic) return { file, line: diagnostic.line, message: diagnostic.message };
     const doc = parsed.documents[0];
@@ -115,7 +117,9 @@ function vendoredCharts(
     if (entry.endsWith('.tgz') && view.kind(path) === 'file') archives.add(entry);
     const chartFile = `${path}/Chart.yaml`;
     if (view.kind(chartFile) !== 'file') continue;
-    const value = parseYamlFile(chartFile, view.read(chartFile) ?? '').documents[0]?.value;
+    // Too large to parse here: named by its folder (helm reads it, and fails, in the sandbox).
+    const text = readConfig(view, chartFile);
+    const value = typeof text === 'string' ? parseYamlFile(chartFile, text).documents[0]?.value : undefined;
     names.add(isRecord(value) && typeof value.name === 'string' ? value.name : entry);
     folders.add(folderOf(chartFile));
   }

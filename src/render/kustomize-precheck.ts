@@ -9,7 +9,14 @@
  * absence of --enable-alpha-plugins / --enable-exec / --network stay as the second wall.
  */
 import { parseYamlFile, type YamlDocument } from '../yaml/yaml-file.ts';
-import { type CheckoutView, type InputProblem, isRecord, localReference, looksRemote } from './references.ts';
+import {
+  type CheckoutView,
+  type InputProblem,
+  isRecord,
+  localReference,
+  looksRemote,
+  readConfig,
+} from './references.ts';
 
 /** The names kustomize looks for in a folder, in its order. */
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -139,7 +146,9 @@ function checkOne(
   file: string,
   files: Set<string> | undefined,
 ): InputProblem | { folders: string[] } {
-  const parsed = parseYamlFile(file, view.read(file) ?? '');
+  const text = readConfig(view, file);
+  if (typeof text !== 'string') return text;
+  const parsed = parseYamlFile(file, text);
   const diagnostic = parsed.diagnostics[0];
   if (diagnostic) return { file, line: diagnostic.line, message: diagnostic.message };
   const doc = parsed.documents[0];
@@ -162,7 +171,9 @@ function checkOne(
     if (found.kind === 'folder') folders.push(found.path);
     else files?.add(found.path);
     if (found.kind === 'file' && plugin) {
-      const config = parseYamlFile(found.path, view.read(found.path) ?? '');
+      const configText = readConfig(view, found.path);
+      if (typeof configText !== 'string') return configText;
+      const config = parseYamlFile(found.path, configText);
       const problem = pluginProblem(config.documents, found.path, `${entry} (${found.path})`, undefined);
       if (problem) return problem;
     }

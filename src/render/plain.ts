@@ -1,26 +1,17 @@
 /**
  * A folder of plain manifests (docs/sources.md): its `*.yaml`, `*.yml` and `*.json` files, in name
  * order, subfolders too with `recurse`, each read with the project's bounded YAML parser (JSON is
- * YAML). No tool runs. The files' bytes together are bounded like a tool's output.
+ * YAML). No tool runs. The files' bytes together are bounded like a tool's output, before any is
+ * parsed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeObject } from '../kube/resources.ts';
 import { compareCodeUnits } from '../text/order.ts';
-import { parseObjects } from './output.ts';
-import { boundedMessage } from './tool-errors.ts';
+import type { OutputText } from './output-thread.ts';
 
 export type PlainRead =
-  | { ok: true; objects: KubeObject[]; bytes: number }
-  | {
-      ok: false;
-      failure: {
-        file?: string | undefined;
-        line?: number | undefined;
-        message: string;
-        bound?: 'output' | undefined;
-      };
-    };
+  | { ok: true; texts: OutputText[]; bytes: number }
+  | { ok: false; failure: { file?: string | undefined; message: string; bound?: 'output' | undefined } };
 
 const MANIFEST = /\.(ya?ml|json)$/;
 
@@ -44,29 +35,45 @@ export function plainFiles(root: string, folder: string, recurse: boolean): stri
   return files;
 }
 
-export function readPlain(root: string, folder: string, recurse: boolean, maxBytes: number): PlainRead {
-  const objects: KubeObject[] = [];
+/** The first of `files` at which their sizes together pass `maxBytes`: checked before they are read. */
+export function plainSizeProblem(
+  root: string,
+  files: readonly string[],
+  maxBytes: number,
+): { file: string; bound: 'output'; message: string } | undefined {
   let bytes = 0;
-  for (const path of plainFiles(root, folder, recurse)) {
-    const text = readFileSync(join(root, path));
-    bytes += text.length;
-    if (bytes > maxBytes) {
-      return {
-        ok: false,
-        failure: {
-          file: path,
-          bound: 'output',
-          message: `the manifests are more than ${maxBytes} bytes (at ${path})`,
-        },
-      };
-    }
-    const parsed = parseObjects(path, text.toString('utf8'));
-    if (!parsed.ok)
-      return {
-        ok: false,
-        failure: { file: path, line: parsed.line, message: boundedMessage(parsed.message) },
-      };
-    objects.push(...parsed.objects);
+  for (const path of files) {
+    bytes += statSync(join(root, path)).size;
+    if (bytes > maxBytes) return tooLarge(path, maxBytes);
   }
-  return { ok: true, objects, bytes };
+  return undefined;
+}
+
+/**
+ * The texts of a plain folder's manifest files, bounded together by `maxBytes` BEFORE any is
+ * parsed (output-thread.ts reads them as objects): the bound is checked on sizes, not on text
+ * read, so a folder of many large files is refused without holding them.
+ */
+export function readPlain(root: string, folder: string, recurse: boolean, maxBytes: number): PlainRead {
+  const files = plainFiles(root, folder, recurse);
+  const problem = plainSizeProblem(root, files, maxBytes);
+  if (problem) return { ok: false, failure: problem };
+  const texts: OutputText[] = [];
+  let read = 0;
+  for (const path of files) {
+    const text = readFileSync(join(root, path));
+    // Decrypted in place since the sizes were taken: bounded again as they are now.
+    read += text.length;
+    if (read > maxBytes) return { ok: false, failure: tooLarge(path, maxBytes) };
+    texts.push({ what: path, text: text.toString('utf8') });
+  }
+  return { ok: true, texts, bytes: read };
+}
+
+function tooLarge(path: string, maxBytes: number): { file: string; bound: 'output'; message: string } {
+  return {
+    file: path,
+    bound: 'output',
+    message: `the manifests are more than ${maxBytes} bytes (at ${path})`,
+  };
 }

@@ -22,6 +22,23 @@ export interface InputProblem {
 }
 
 /**
+ * Bytes of a file the pre-checks parse on Janus's own thread (a kustomization, a plugin's
+ * configuration, a Chart.yaml, a requirements.yaml): a transaction file's bound
+ * (src/gitops/options.ts). The yaml library takes ~60x the text while it parses, far more for
+ * dense flow collections; such files are a few KiB.
+ */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The text of a file a pre-check parses, or the problem when it is no file or larger than MAX_CONFIG_BYTES. */
+export function readConfig(view: CheckoutView, file: string): string | InputProblem {
+  const text = view.read(file) ?? '';
+  // Characters first: cheaper, and never more than the bytes.
+  if (text.length > MAX_CONFIG_BYTES || Buffer.byteLength(text) > MAX_CONFIG_BYTES)
+    return { file, message: `${file} is more than ${MAX_CONFIG_BYTES} bytes, more than a pre-check reads` };
+  return text;
+}
+
+/**
  * Whether `reference` names something remote the way kustomize or Helm would fetch it: a URL
  * (any scheme), an scp-style Git address (`git@host:org/repo`), a go-getter form (`git::`,
  * `?ref=`, `//` between a repository and its folder), a forge shorthand (`github.com/org/repo`).

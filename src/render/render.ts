@@ -13,9 +13,9 @@ import { checkChart } from './helm-precheck.ts';
 import { checkKustomizations, kustomizationIn } from './kustomize-precheck.ts';
 import type { RenderLimits } from './limits.ts';
 import { applyOrder } from './order.ts';
-import { parseObjects } from './output.ts';
+import { type OutputParsed, type OutputParseLimits, parseOnThread } from './output-thread.ts';
 import { resolveWithin, sourcePath } from './paths.ts';
-import { plainFiles, readPlain } from './plain.ts';
+import { plainFiles, plainSizeProblem, readPlain } from './plain.ts';
 import type { InputProblem } from './references.ts';
 import { runSandboxed, type SandboxOutcome } from './sandbox.ts';
 import { boundedMessage, helmFailure, kustomizeFailure, toolMessage } from './tool-errors.ts';
@@ -67,18 +67,8 @@ async function renderInside(
     });
   const method = request.method;
   switch (method.kind) {
-    case 'plain': {
-      const opened = await decryptInputs(
-        checkout.root,
-        plainFiles(checkout.root, path, method.recurse),
-        context.decryption,
-      );
-      if (!opened.ok) return undecryptable(opened.problem);
-      decrypted.push(...opened.decrypted);
-      const read = readPlain(checkout.root, path, method.recurse, context.limits.maxOutputBytes);
-      if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
-      return { ok: true, objects: applyOrder(read.objects), bytes: read.bytes, decrypted: opened.decrypted };
-    }
+    case 'plain':
+      return renderPlain(checkout.root, path, method.recurse, context, decrypted);
     case 'kustomize': {
       const program = context.tools.kustomize;
       if (program === undefined)
@@ -106,7 +96,7 @@ async function renderInside(
           checkout,
         );
       }
-      return objectsOf('kustomize', outcome.stdout, undefined, opened.decrypted);
+      return objectsOf('kustomize', outcome.stdout, undefined, opened.decrypted, context);
     }
     case 'helm': {
       const program = context.tools.helm;
@@ -129,9 +119,31 @@ async function renderInside(
       });
       if (!outcome.ok)
         return failed('helm', outcome, context.limits, (message) => helmFailure(message, path), checkout);
-      return objectsOf('helm', outcome.stdout, method.hooks, opened.decrypted);
+      return objectsOf('helm', outcome.stdout, method.hooks, opened.decrypted, context);
     }
   }
+}
+
+/** A plain folder: its files bounded by their sizes, decrypted, read as objects on a thread. */
+async function renderPlain(
+  root: string,
+  path: string,
+  recurse: boolean,
+  context: RenderContext,
+  decrypted: DecryptedInput[],
+): Promise<RenderResult> {
+  const files = plainFiles(root, path, recurse);
+  // Bounded before a file is read (decryptInputs reads them all), not only after.
+  const tooLarge = plainSizeProblem(root, files, context.limits.maxOutputBytes);
+  if (tooLarge) return { ok: false, failure: { tool: 'janus', ...tooLarge } };
+  const opened = await decryptInputs(root, files, context.decryption);
+  if (!opened.ok) return undecryptable(opened.problem);
+  decrypted.push(...opened.decrypted);
+  const read = readPlain(root, path, recurse, context.limits.maxOutputBytes);
+  if (!read.ok) return { ok: false, failure: { tool: 'janus', ...read.failure } };
+  const parsed = await parseOnThread(read.texts, parseLimits(context.limits), context.signal);
+  if (!parsed.ok) return unreadable('janus', parsed);
+  return { ok: true, objects: applyOrder(parsed.objects), bytes: read.bytes, decrypted: opened.decrypted };
 }
 
 /**
@@ -175,15 +187,43 @@ export async function helmArguments(
   return args;
 }
 
-function objectsOf(
+async function objectsOf(
   tool: 'kustomize' | 'helm',
   stdout: Buffer,
   hooks: HelmRender['hooks'] | undefined,
   decrypted: readonly DecryptedInput[],
-): RenderResult {
-  const parsed = parseObjects(`${tool}'s output`, stdout.toString('utf8'));
-  if (!parsed.ok) return { ok: false, failure: { tool, message: boundedMessage(parsed.message) } };
+  context: RenderContext,
+): Promise<RenderResult> {
+  const parsed = await parseOnThread(
+    [{ what: `${tool}'s output`, text: stdout.toString('utf8') }],
+    parseLimits(context.limits),
+    context.signal,
+  );
+  if (!parsed.ok) return unreadable(tool, parsed);
   return { ok: true, objects: applyOrder(parsed.objects, hooks), bytes: stdout.length, decrypted };
+}
+
+/**
+ * Reading the output may take what the tool could (it has ended): its memory as the thread's
+ * heap, its time as the deadline.
+ */
+function parseLimits(limits: RenderLimits): OutputParseLimits {
+  return { heapBytes: limits.memoryBytes, timeoutMs: limits.timeoutMs };
+}
+
+/** The output (or a plain file) was not objects, or reading it passed a bound. */
+function unreadable(tool: RenderFailure['tool'], parsed: Exclude<OutputParsed, { ok: true }>): RenderResult {
+  // A plain file is named, with its line; a tool's output has no file a user could open.
+  const file = tool === 'janus' && parsed.what !== undefined ? boundedMessage(parsed.what) : undefined;
+  return {
+    ok: false,
+    failure: {
+      tool,
+      ...(file !== undefined ? { file, line: parsed.line } : {}),
+      ...(parsed.bound !== undefined ? { bound: parsed.bound } : {}),
+      message: boundedMessage(parsed.message),
+    },
+  };
 }
 
 /** A SOPS file the render reads could not be decrypted: no bound of the sandbox stopped it. */

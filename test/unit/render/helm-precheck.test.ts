@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkChart } from '../../../src/render/helm-precheck.ts';
+import { MAX_CONFIG_BYTES } from '../../../src/render/references.ts';
 import { memoryView } from './memory-view.ts';
 
 const chartYaml = (dependencies = '') => `apiVersion: v2\nname: shop\nversion: 1.0.0\n${dependencies}`;
@@ -67,5 +68,15 @@ describe('the Helm pre-check', () => {
     );
     expect(checkChart(view, 'c', ['missing.yaml'])?.message).toContain('no file or folder c/missing.yaml');
     expect(checkChart(view, 'c', ['templates'])?.message).toContain('not a file');
+  });
+
+  it('refuses a Chart.yaml of more than 1 MiB before parsing it (MAX_CONFIG_BYTES)', () => {
+    const view = memoryView({
+      'c/Chart.yaml': `${chartYaml()}keywords: [${'[],'.repeat(MAX_CONFIG_BYTES / 3)}[]]\n`,
+    });
+    expect(checkChart(view, 'c', [])).toEqual({
+      file: 'c/Chart.yaml',
+      message: `c/Chart.yaml is more than ${MAX_CONFIG_BYTES} bytes, more than a pre-check reads`,
+    });
   });
 });

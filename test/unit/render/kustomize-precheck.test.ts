@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkKustomizations } from '../../../src/render/kustomize-precheck.ts';
+import { MAX_CONFIG_BYTES } from '../../../src/render/references.ts';
 import { memoryView } from './memory-view.ts';
 
 const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n';
@@ -193,5 +194,20 @@ transformers: [builtin.yaml]
       'b/kustomization.yml': 'resources: [/etc/passwd]\n',
     });
     expect(checkKustomizations(view, 'a')).toMatchObject({ file: 'b/kustomization.yml' });
+  });
+
+  it('refuses a kustomization or a plugin configuration of more than 1 MiB before parsing it (MAX_CONFIG_BYTES)', () => {
+    // 1 MiB of `[],`: ~560 MB of the yaml library's heap had it been parsed.
+    const dense = `resources: [cm.yaml]\nlabels: [${'[],'.repeat(MAX_CONFIG_BYTES / 3)}[]]\n`;
+    expect(check(dense)).toEqual({
+      file: 'app/kustomization.yaml',
+      message: `app/kustomization.yaml is more than ${MAX_CONFIG_BYTES} bytes, more than a pre-check reads`,
+    });
+    expect(
+      check('transformers: [big.yaml]\n', { 'app/big.yaml': `# ${'x'.repeat(MAX_CONFIG_BYTES)}\n` }),
+    ).toMatchObject({
+      file: 'app/big.yaml',
+      message: expect.stringContaining('more than a pre-check reads'),
+    });
   });
 });
