@@ -20,17 +20,10 @@ export async function unwrapDataKey(
   }
   // Loaded on first use: age-encryption and the @noble libraries it brings are ~10 MiB resident
   // and 3 MiB of heap, which every controller would carry whether or not a tenant uses sops.
-  const { armor, Decrypter, identityToRecipient } = await import('age-encryption');
+  const { armor, Decrypter } = await import('age-encryption');
   // Only the entry sops wrote for one of our keys is opened, and only with that key: trying every
   // key on every entry would cost an X25519 operation per pair, for anyone who pushes a file.
-  const keyOf = new Map<string, string>();
-  for (const identity of identities) {
-    try {
-      keyOf.set(await identityToRecipient(identity), identity);
-    } catch {
-      // Not an age identity this library reads: it could open nothing either.
-    }
-  }
+  const keyOf = await recipientsOf(identities);
   const stanza = stanzas.find((s) => keyOf.has(s.recipient));
   const identity = stanza && keyOf.get(stanza.recipient);
   if (!stanza || !identity) {
@@ -66,6 +59,24 @@ export async function unwrapDataKey(
     );
   }
   return Buffer.from(key);
+}
+
+/**
+ * The age recipient (public key) of each identity, mapped to it. An identity this library does not
+ * read is left out: it could open nothing, and nothing can be encrypted to it.
+ */
+export async function recipientsOf(identities: readonly string[]): Promise<Map<string, string>> {
+  // Loaded on first use (see unwrapDataKey).
+  const { identityToRecipient } = await import('age-encryption');
+  const keyOf = new Map<string, string>();
+  for (const identity of identities) {
+    try {
+      keyOf.set(await identityToRecipient(identity), identity);
+    } catch {
+      // Not an age identity this library reads.
+    }
+  }
+  return keyOf;
 }
 
 /**

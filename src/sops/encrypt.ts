@@ -17,20 +17,45 @@ const IV_BYTES = 32;
 const CLEAR_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
 /**
+ * A data key and its age-encrypted copies, one per recipient: what the `sops.age` entries hold.
+ * Made once for many objects (sealChanges: one per render), the X25519 wrapping is paid once per
+ * recipient rather than once per recipient and object; every object sealed with it opens with the
+ * same keys, as the values of one sops file do.
+ */
+export interface SealingKey {
+  readonly dataKey: Buffer;
+  readonly age: readonly { recipient: string; enc: string }[];
+}
+
+export async function sealingKey(recipients: readonly string[]): Promise<SealingKey> {
+  const unique = [...new Set(recipients)];
+  if (unique.length === 0) throw new Error('a sops file needs at least one age recipient');
+  const dataKey = randomBytes(32);
+  const { armor, Encrypter } = await import('age-encryption');
+  const age = [];
+  for (const recipient of unique) {
+    const e = new Encrypter();
+    e.addRecipient(recipient);
+    age.push({ recipient, enc: armor.encode(await e.encrypt(dataKey)) });
+  }
+  return { dataKey, age };
+}
+
+/**
  * `object` as a sops-encrypted YAML document: every top-level field but apiVersion, kind and
- * metadata encrypted (sops's encrypted_regex names them). Undefined when it has no other field.
+ * metadata encrypted (sops's encrypted_regex names them), with `key` or a fresh key for
+ * `recipients`. Undefined when it has no other field.
  */
 export async function encryptObject(
   object: Record<string, unknown>,
-  recipients: readonly string[],
+  key: SealingKey | readonly string[],
   now: Date = new Date(),
 ): Promise<string | undefined> {
   const secretFields = Object.keys(object).filter((k) => !CLEAR_FIELDS.has(k));
   if (secretFields.length === 0) return undefined;
-  if (recipients.length === 0) throw new Error('a sops file needs at least one age recipient');
+  const { dataKey, age } = 'dataKey' in key ? key : await sealingKey(key);
   const encryptedRegex = `^(${secretFields.map(escapeRegExp).join('|')})$`;
   const pattern = new RegExp(encryptedRegex, 'u');
-  const dataKey = randomBytes(32);
   const hash = createHash('sha512');
   const walk = (value: unknown, path: string[]): unknown => {
     if (value === null || value === undefined) return null;
@@ -56,15 +81,8 @@ export async function encryptObject(
   const body = walk(object, []) as Record<string, unknown>;
   const lastModified = now.toISOString().replace(/\.\d+Z$/, 'Z');
   const mac = sealValue(hash.digest('hex').toUpperCase(), dataKey, lastModified);
-  const { armor, Encrypter } = await import('age-encryption');
-  const age = [];
-  for (const recipient of [...new Set(recipients)]) {
-    const e = new Encrypter();
-    e.addRecipient(recipient);
-    age.push({ recipient, enc: armor.encode(await e.encrypt(dataKey)) });
-  }
   const sops = {
-    age,
+    age: age.map((a) => ({ ...a })),
     lastmodified: lastModified,
     mac,
     encrypted_regex: encryptedRegex,

@@ -13,6 +13,7 @@ import type { Checkout } from '../render/checkout.ts';
 import { type DecryptedInput, type Decryption, decryptedRedactor } from '../render/decrypt-inputs.ts';
 import type { Renderer } from '../render/renderer.ts';
 import type { RenderFailure } from '../render/types.ts';
+import { recipientsOf } from '../sops/data-key.ts';
 import { renderRequestOf, type SourceDeclaration } from './declaration.ts';
 import { inventoryEntry, renderDigest } from './inventory.ts';
 import {
@@ -68,11 +69,20 @@ export async function renderSource(
   checkout: () => Promise<Checkout>,
   context: SourceRenderContext,
 ): Promise<SourceRender> {
+  // The keys the render decrypted with: their recipients are those the Transaction seals to.
+  let identities: readonly string[] = [];
+  const keys = context.decryption;
+  const decryption: Decryption | undefined = keys && {
+    async identities() {
+      identities = await keys.identities();
+      return identities;
+    },
+  };
   const result = await context.renderer.render({
     source: `${source.namespace}/${source.name}`,
     request: renderRequestOf(source),
     checkout,
-    decryption: context.decryption,
+    decryption,
   });
   if (!result.ok) return { kind: 'failed', failure: result.failure };
   const bound = boundProblem(result.objects.length, result.bytes);
@@ -98,7 +108,8 @@ export async function renderSource(
     scopes,
   });
   if (!checked.ok) return refused(checked.refusals, checked.more);
-  const secrets = sealedObjects(checked.objects, decrypted, context.policy.sopsKinds);
+  const recipients = decrypted.length > 0 ? [...(await recipientsOf(identities)).keys()] : [];
+  const secrets = sealedObjects(checked.objects, decrypted, context.policy.sopsKinds, recipients);
   if (!secrets.ok) return refused(secrets.refusals, secrets.more);
   const entries = checked.objects.map((o) => inventoryEntry(o, context.digestKey));
   return {

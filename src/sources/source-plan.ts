@@ -105,7 +105,7 @@ export function decideSourcePlan(input: SourcePlanInput): SourcePlanDecision {
 /**
  * The decision with its Transaction as `janus run` would create it from a render that decrypted
  * SOPS files (`sealed`): each object of a kind SOPS content may be applied to kept encrypted, as
- * `sopsContent` to the files' recipients (sealChanges), and so decrypted for its dry run as the
+ * `sopsContent` to the namespace keys' recipients (sealChanges), and so decrypted for its dry run as the
  * controller decrypts it, and sized as the API server would take it.
  */
 export async function sealedSourcePlan(

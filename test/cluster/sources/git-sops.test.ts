@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import {
@@ -34,9 +35,11 @@ const gitServer = useGitServer();
 const janus = useJanus(clients);
 
 let team: AgeKey;
+let spare: AgeKey;
+let stranger: AgeKey;
 beforeAll(async () => {
   sopsBinaries();
-  team = await newAgeKey();
+  [team, spare, stranger] = await Promise.all([newAgeKey(), newAgeKey(), newAgeKey()]);
 }, 600_000);
 
 function overlay(token: string): Record<string, string> {
@@ -66,6 +69,10 @@ function chart(password: string): Record<string, string> {
     'charts/db/Chart.yaml': 'apiVersion: v2\nname: db\nversion: 1.0.0\n',
     'charts/db/values.yaml': 'db:\n  user: shop\n',
     'charts/db/secrets.yaml': sopsEncrypt(`db:\n  password: ${password}\n`, { recipients: [team.recipient] }),
+    // Pushed by someone who holds only the namespace's public key, encrypted to it and to their own.
+    'charts/db/extra.yaml': sopsEncrypt('db:\n  tier: gold\n', {
+      recipients: [team.recipient, stranger.recipient],
+    }),
     'charts/db/templates/secret.yaml': `apiVersion: v1
 kind: Secret
 metadata:
@@ -81,7 +88,7 @@ const sources = (namespace: string) => ({
   ...declaration('app', namespace, { path: 'deploy/app', kustomize: {}, prune: true }),
   ...declaration('db', namespace, {
     path: 'charts/db',
-    helm: { valuesFiles: ['values.yaml', 'secrets.yaml'] },
+    helm: { valuesFiles: ['values.yaml', 'secrets.yaml', 'extra.yaml'] },
     prune: true,
   }),
 });
@@ -97,7 +104,16 @@ describe('SOPS files in sources', () => {
     const token = `token-${randomBytes(8).toString('hex')}`;
     const password = `pw-${randomBytes(8).toString('hex')}`;
     await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
-    await ageKeySecret(ns.name);
+    // The namespace holds two keys: the Transactions are sealed to both.
+    await clients.admin.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'janus-sops-age', namespace: ns.name },
+      stringData: {
+        'team.agekey': `# public key: ${team.recipient}\n${team.identity}\n`,
+        'spare.agekey': `# public key: ${spare.recipient}\n${spare.identity}\n`,
+      },
+    });
     const repo = await createTestRepo(gitServer.server);
     const run = await janus.start({
       repo: repo.url,
@@ -112,14 +128,25 @@ describe('SOPS files in sources', () => {
     expect(await secretData('app-env')).toEqual({ API_TOKEN: token, REGION: 'eu-west' });
     expect(await secretData('db-credentials')).toEqual({ user: 'shop', password });
 
-    // The Secrets are in the Transactions encrypted, to the key's recipient; the ConfigMap in clear.
+    // The Secrets are in the Transactions encrypted, to the namespace keys' recipients only (not to
+    // extra.yaml's stranger); the ConfigMap in clear.
     const described = (txn: Transaction) =>
       txn.spec.changes.map(
         (c) => `${c.type} ${c.target.kind} ${c.target.name} ${c.sopsContent ? 'sops' : 'clear'}`,
       );
     expect(described(app)).toEqual(['Apply Secret app-env sops', 'Apply ConfigMap app-config clear']);
     expect(described(db)).toEqual(['Apply Secret db-credentials sops']);
-    expect(db.spec.changes[0]?.sopsContent).toContain(team.recipient);
+    const sealedTo = (txn: Transaction) =>
+      txn.spec.changes
+        .filter((c) => c.sopsContent !== undefined)
+        .map((c) =>
+          (parse(c.sopsContent ?? '') as { sops: { age: { recipient: string }[] } }).sops.age
+            .map((a) => a.recipient)
+            .sort(),
+        );
+    const namespaceKeys = [team.recipient, spare.recipient].sort();
+    expect(sealedTo(db)).toEqual([namespaceKeys]);
+    expect(sealedTo(app)).toEqual([namespaceKeys]);
     await untilSource(clients.admin, ns.name, 'app', attempted(commit, 'Committed'));
     await untilSource(clients.admin, ns.name, 'db', attempted(commit, 'Committed'));
 

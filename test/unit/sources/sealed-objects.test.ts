@@ -2,13 +2,15 @@
  * Which objects of a render that decrypted SOPS files are kept encrypted, and which would carry a
  * decrypted value in clear and so refuse the commit (src/sources/sealed-objects.ts).
  */
+import { generateIdentity, identityToRecipient } from 'age-encryption';
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../src/api/v1alpha1/index.ts';
+import type { Change, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import type { KubeObject } from '../../../src/kube/resources.ts';
 import type { DecryptedInput } from '../../../src/render/decrypt-inputs.ts';
+import { decryptSopsFile } from '../../../src/sops/sops-file.ts';
 import { identityKey, identityOf } from '../../../src/sources/inventory.ts';
 import { inventoryFromTransaction } from '../../../src/sources/inventory-recovery.ts';
-import { MIN_SOUGHT, sealedObjects } from '../../../src/sources/sealed-objects.ts';
+import { MIN_SOUGHT, sealChanges, sealedObjects } from '../../../src/sources/sealed-objects.ts';
 
 const PASSWORD = 'correct-horse';
 const decrypted: DecryptedInput[] = [
@@ -25,16 +27,20 @@ const obj = (kind: string, name: string, rest: Record<string, unknown> = {}, api
   ({ apiVersion, kind, metadata: { name, namespace: 'shop' }, ...rest }) as unknown as KubeObject;
 
 describe('sealedObjects', () => {
-  it('seals every Secret and the kinds --sops-kinds allows, with the files’ recipients', () => {
+  it('seals every Secret and the kinds --sops-kinds allows, to the namespace’s recipients, not the files’', () => {
     const secret = obj('Secret', 'db', { data: { PASSWORD: Buffer.from(PASSWORD).toString('base64') } });
     const db = obj('Database', 'main', { spec: { password: PASSWORD } }, 'db.example.com/v1');
-    const check = sealedObjects([secret, db, obj('ConfigMap', 'plain', { data: { x: 'abc' } })], decrypted, [
-      'db.example.com/Database',
-    ]);
+    // app/other.yaml is also encrypted to age1b (its author, say): the namespace's keys are age1a and age1c.
+    const check = sealedObjects(
+      [secret, db, obj('ConfigMap', 'plain', { data: { x: 'abc' } })],
+      decrypted,
+      ['db.example.com/Database'],
+      ['age1a', 'age1c', 'age1a'],
+    );
     expect(check).toEqual({
       ok: true,
       sealed: {
-        recipients: ['age1a', 'age1b'],
+        recipients: ['age1a', 'age1c'],
         objects: new Set([identityKey(identityOf(secret)), identityKey(identityOf(db))]),
       },
     });
@@ -48,7 +54,7 @@ describe('sealedObjects', () => {
       obj('Deployment', 'web', { spec: { env: [{ value: PASSWORD }] } }, 'apps/v1'),
     ];
     for (const o of forms) {
-      const check = sealedObjects([o], decrypted, []);
+      const check = sealedObjects([o], decrypted, [], ['age1a']);
       expect(check.ok).toBe(false);
       if (!check.ok)
         expect(check.refusals[0]?.message).toMatch(
@@ -76,7 +82,7 @@ describe('sealedObjects', () => {
       },
     ] as KubeObject[];
     for (const o of forms) {
-      const check = sealedObjects([o], decrypted, []);
+      const check = sealedObjects([o], decrypted, [], ['age1a']);
       expect(check.ok).toBe(false);
       if (!check.ok)
         expect(check.refusals[0]?.message).toContain(
@@ -86,8 +92,43 @@ describe('sealedObjects', () => {
   });
 
   it(`does not look for values shorter than ${MIN_SOUGHT} characters, and seals nothing when nothing was decrypted`, () => {
-    expect(sealedObjects([obj('ConfigMap', 'c', { data: { x: 'abc' } })], decrypted, []).ok).toBe(true);
-    expect(sealedObjects([obj('Secret', 's')], [], [])).toEqual({ ok: true, sealed: undefined });
+    expect(sealedObjects([obj('ConfigMap', 'c', { data: { x: 'abc' } })], decrypted, [], ['age1a']).ok).toBe(
+      true,
+    );
+    expect(sealedObjects([obj('Secret', 's')], [], [], [])).toEqual({ ok: true, sealed: undefined });
+  });
+});
+
+describe('sealChanges', () => {
+  it('encrypts every sealed object to each recipient, the data key wrapped once per recipient for the whole render', async () => {
+    const identities = [await generateIdentity(), await generateIdentity()];
+    const recipients = await Promise.all(identities.map((i) => identityToRecipient(i)));
+    const secrets = Array.from({ length: 20 }, (_, i) =>
+      obj('Secret', `s${i}`, { stringData: { password: `${PASSWORD}-${i}` } }),
+    );
+    const changes: Change[] = secrets.map((o) => ({
+      type: 'Apply',
+      target: { ...identityOf(o), namespace: 'shop' },
+      content: o as unknown as Record<string, unknown>,
+    }));
+    const sealed = { recipients, objects: new Set(secrets.map((o) => identityKey(identityOf(o)))) };
+    const out = await sealChanges(changes, sealed);
+    const stanzas = new Set<string>();
+    for (const [i, change] of out.entries()) {
+      expect(change.content).toBeUndefined();
+      const text = change.sopsContent ?? '';
+      // Each opens with either key alone.
+      for (const identity of identities) {
+        const opened = await decryptSopsFile(`s${i}.yaml`, text, [identity]);
+        expect(opened.values).toContain(`${PASSWORD}-${i}`);
+      }
+      for (const m of text.matchAll(
+        /-----BEGIN AGE ENCRYPTED FILE-----[^-]+-----END AGE ENCRYPTED FILE-----/g,
+      ))
+        stanzas.add(m[0]);
+    }
+    // One wrapped data key per recipient, whatever the number of objects.
+    expect(stanzas.size).toBe(recipients.length);
   });
 });
 
