@@ -196,17 +196,22 @@ export function isCorrectionOf(transaction: string, source: string): boolean {
   return sequence !== undefined && correctionName(source, Number(sequence)) === transaction;
 }
 
-/** The Apply changes of a correction: each drifted object's last applied render, in inventory order. */
+/**
+ * The Apply changes of a correction: each drifted object's last applied render, in inventory order;
+ * one applied encrypted (its key in `sealed`) as the same `sopsContent`.
+ */
 export function correctionChanges(
   inventory: readonly InventoryEntry[],
   drifted: readonly DriftedObject[],
   contents: ReadonlyMap<string, KubeObject>,
+  sealed: ReadonlyMap<string, string> = new Map(),
 ): Change[] {
   const wanted = new Set(drifted.map((d) => identityKey(d.object)));
   return inventory.flatMap((entry) => {
     const key = identityKey(entry);
     const content = contents.get(key);
     if (!wanted.has(key) || !content) return [];
+    const sopsContent = sealed.get(key);
     return [
       {
         type: 'Apply' as const,
@@ -216,7 +221,10 @@ export function correctionChanges(
           ...(entry.namespace && { namespace: entry.namespace }),
           name: entry.name,
         },
-        content: content as unknown as Record<string, unknown>,
+        // An object applied encrypted is put back encrypted, as it was applied: never in clear.
+        ...(sopsContent !== undefined
+          ? { sopsContent }
+          : { content: content as unknown as Record<string, unknown> }),
       },
     ];
   });

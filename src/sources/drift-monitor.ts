@@ -14,6 +14,11 @@
  * Where the last applied render comes from: the Apply changes of the source's Transactions, found
  * by identity and inventory digest (what was applied, whichever transaction applied it); only the
  * objects whose Transaction retention has removed are rendered again, at lastApplied's commit.
+ * An object applied encrypted (`sopsContent`: a Secret of a render that decrypted SOPS files) is
+ * decrypted with the namespace's keys, read as the source's ServiceAccount, found by its digest as
+ * the others, compared, and put back by a correction as the same `sopsContent`; its decrypted
+ * content lives only for the check (never in a status, a log line or a Transaction). Rendered
+ * again, the SOPS files are not decrypted: such an object is then not compared.
  */
 import {
   API_VERSION,
@@ -29,6 +34,7 @@ import type { Logger } from '../log/index.ts';
 import type { DriftFacts } from '../notify/event.ts';
 import { sleep } from '../runtime/sleep.ts';
 import { sourceFieldManager } from '../saga/targets.ts';
+import { decryptSops } from '../sops/decrypt.ts';
 import { driftedPaths, dryRunObject } from './drift-compare.ts';
 import {
   afterCheck,
@@ -67,6 +73,8 @@ export interface DriftMonitorOptions extends DriftSettings {
   onWritten(source: Source): void;
   /** The objects of the render at lastApplied's commit, when its Transactions are gone. */
   renderApplied?(source: Source): Promise<KubeObject[] | undefined>;
+  /** The namespace's age identities, read as `source`'s ServiceAccount (AgeKeysError when it cannot). */
+  ageKeys?(source: Source): Promise<readonly string[]>;
   /** Drift found, changed or gone. */
   onNews?(notice: DriftNotice): void;
   /** Corrects the drifted objects (drift.correct), under the source's lock; resolves once its transaction is created. */
@@ -74,6 +82,7 @@ export interface DriftMonitorOptions extends DriftSettings {
     source: Source,
     drifted: readonly DriftedObject[],
     contents: ReadonlyMap<string, KubeObject>,
+    sealed: ReadonlyMap<string, string>,
   ): Promise<void>;
   setMetric?(namespace: string, source: string, count: number | undefined): void;
   log: Logger;
@@ -82,6 +91,8 @@ export interface DriftMonitorOptions extends DriftSettings {
 
 /** Transactions read per page when looking for a source's applied contents (each up to 1 MiB). */
 const TRANSACTION_PAGE = 8;
+/** Decryptions of one object's `sopsContent` in a check (its newest Apply is nearly always the one). */
+const MAX_DECRYPTS_PER_OBJECT = 2;
 /** Characters of an API server's conflict message kept as a drifted object's detail. */
 const MAX_DETAIL = 300;
 
@@ -157,7 +168,7 @@ export class DriftMonitor {
 
   async #checkAndWrite(source: Source, signal: AbortSignal): Promise<void> {
     const key = keyOf(source);
-    const { check, contents } = await this.#check(source, signal);
+    const { check, contents, sealed } = await this.#check(source, signal);
     if (signal.aborted) return;
     const written = await this.#o.withSource(key, async () => {
       const fresh = await this.#o.objects.find<Source>({
@@ -175,7 +186,8 @@ export class DriftMonitor {
       // Corrected under the same lock: no commit's transaction can begin in between; after failed
       // corrections, not before their backoff has passed (the check itself runs every interval).
       const next = afterCheck(out, check.drifted.length, now);
-      if (next.do === 'correct' && this.#o.correct) await this.#o.correct(out, check.drifted, contents);
+      if (next.do === 'correct' && this.#o.correct)
+        await this.#o.correct(out, check.drifted, contents, sealed);
       return {
         before: fresh.status?.drift,
         out,
@@ -224,11 +236,11 @@ export class DriftMonitor {
   async #check(
     source: Source,
     signal: AbortSignal,
-  ): Promise<{ check: DriftCheck; contents: Map<string, KubeObject> }> {
+  ): Promise<{ check: DriftCheck; contents: Map<string, KubeObject>; sealed: Map<string, string> }> {
     const status = source.status ?? {};
     const inventory = status.inventory ?? [];
     const namespace = source.metadata.namespace ?? '';
-    const contents = await this.#contents(source);
+    const { found: contents, sealed } = await this.#contents(source);
     const manager = sourceFieldManager(namespace, source.metadata.name);
     const as = this.#o.objects.as(`system:serviceaccount:${namespace}:${source.spec.serviceAccountName}`);
     const drifted: DriftedObject[] = [];
@@ -266,14 +278,20 @@ export class DriftMonitor {
         skipped,
       },
       contents,
+      sealed,
     };
   }
 
-  /** The last applied render of each inventory object: from the source's Transactions, else rendered again. */
-  async #contents(source: Source): Promise<Map<string, KubeObject>> {
+  /**
+   * The last applied render of each inventory object: from the source's Transactions (decrypted
+   * when applied encrypted: `sealed` holds their `sopsContent`), else rendered again.
+   */
+  async #contents(source: Source): Promise<{ found: Map<string, KubeObject>; sealed: Map<string, string> }> {
     const inventory = source.status?.inventory ?? [];
     const key = await this.#o.digestKey();
     const found = new Map<string, KubeObject>();
+    const sealed = new Map<string, string>();
+    const opener = this.#opener(source);
     let token: string | undefined;
     do {
       const page = await this.#o.objects.list<Transaction>(API_VERSION, KIND, source.metadata.namespace, {
@@ -282,7 +300,12 @@ export class DriftMonitor {
         ...(token && { continue: token }),
       });
       const wanted = inventory.filter((e) => !found.has(identityKey(e)));
-      for (const [k, v] of appliedContents(wanted, page.items, key).found) found.set(k, v);
+      const { transactions, encrypted } = await opener.open(page.items, wanted);
+      for (const [k, v] of appliedContents(wanted, transactions, key).found) {
+        found.set(k, v);
+        const sopsContent = encrypted.get(v);
+        if (sopsContent !== undefined) sealed.set(k, sopsContent);
+      }
       token = page.metadata?.continue || undefined;
     } while (token && found.size < inventory.length);
     if (found.size < inventory.length && this.#o.renderApplied) {
@@ -294,7 +317,66 @@ export class DriftMonitor {
           found.set(k, v);
       }
     }
-    return found;
+    return { found, sealed };
+  }
+
+  /**
+   * Opens the `sopsContent` of the Apply changes of `transactions` that target a wanted object:
+   * each such change with its content decrypted (`encrypted` maps it back to its sopsContent). The
+   * keys are read once per check, and only if there is one; an object is decrypted at most
+   * MAX_DECRYPTS_PER_OBJECT times (each is an X25519 operation on the shared event loop). What
+   * cannot be opened (no key, not a recipient) is left out, logged: not compared.
+   */
+  #opener(source: Source) {
+    let identities: Promise<readonly string[]> | undefined;
+    const tries = new Map<string, number>();
+    let failed = 0;
+    const log = this.#o.log;
+    const ageKeys = this.#o.ageKeys;
+    return {
+      async open(
+        transactions: readonly Transaction[],
+        wanted: readonly { apiVersion: string; kind: string; namespace?: string; name: string }[],
+      ): Promise<{ transactions: Pick<Transaction, 'spec'>[]; encrypted: Map<KubeObject, string> }> {
+        const encrypted = new Map<KubeObject, string>();
+        const keys = new Set(wanted.map((e) => identityKey(e)));
+        if (!ageKeys) return { transactions: [...transactions], encrypted };
+        const out: Pick<Transaction, 'spec'>[] = [];
+        for (const txn of transactions) {
+          const changes = [];
+          for (const change of txn.spec.changes ?? []) {
+            const k = identityKey(change.target);
+            const tried = tries.get(k) ?? 0;
+            if (
+              change.type !== 'Apply' ||
+              change.sopsContent === undefined ||
+              !keys.has(k) ||
+              tried >= MAX_DECRYPTS_PER_OBJECT
+            ) {
+              changes.push(change);
+              continue;
+            }
+            tries.set(k, tried + 1);
+            try {
+              identities ??= ageKeys(source);
+              const content = await decryptSops('sopsContent', change.sopsContent, await identities);
+              const { sopsContent: _encrypted, ...rest } = change;
+              changes.push({ ...rest, content });
+              encrypted.set(content as unknown as KubeObject, change.sopsContent);
+            } catch (error) {
+              tries.set(k, MAX_DECRYPTS_PER_OBJECT);
+              if (failed++ > 0) continue; // one line per check
+              log.info(
+                { source: keyOf(source), object: k, err: error },
+                'drift: an object applied encrypted could not be decrypted; not compared',
+              );
+            }
+          }
+          out.push({ ...txn, spec: { ...txn.spec, changes } });
+        }
+        return { transactions: out, encrypted };
+      },
+    };
   }
 
   /** Removes the series of Sources no longer listed. */

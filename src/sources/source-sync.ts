@@ -128,7 +128,8 @@ export class SourceSync implements SourceStep {
         digestKey: async () => inventoryDigestKey(await options.cursor.stampKey()),
         withSource: (key, write) => this.#locked(key, write),
         renderApplied: (source) => this.#renderApplied(source),
-        correct: (source, drifted, contents) => this.#correctDrift(source, drifted, contents),
+        ageKeys: (source) => options.ageKeys(source.metadata.namespace ?? '', source.spec.serviceAccountName),
+        correct: (source, drifted, contents, sealed) => this.#correctDrift(source, drifted, contents, sealed),
         onWritten: (source) => {
           this.#remember(source);
           this.#driftWritten.set(keyOf(source), source);
@@ -364,11 +365,12 @@ export class SourceSync implements SourceStep {
     source: Source,
     drifted: readonly DriftedObject[],
     contents: ReadonlyMap<string, KubeObject>,
+    sealed: ReadonlyMap<string, string>,
   ): Promise<void> {
     const status = source.status ?? {};
     const revision = status.lastApplied?.revision;
     const file = source.metadata.annotations?.[ANNOTATION_SOURCE_PATH];
-    const changes = correctionChanges(status.inventory ?? [], drifted, contents);
+    const changes = correctionChanges(status.inventory ?? [], drifted, contents, sealed);
     if (!revision || !file || changes.length === 0) return;
     const namespace = source.metadata.namespace ?? '';
     const { sequence, stampKey } = await this.#reserveSequence();

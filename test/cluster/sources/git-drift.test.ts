@@ -9,17 +9,21 @@
  * The CRD's least interval is 1m: these tests set the test-only JANUS_TEST_DRIFT_INTERVAL_MS (2 s)
  * instead, so a check follows each change in seconds.
  */
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Source, Transaction } from '../../../src/api/v1alpha1/index.ts';
 import { PatchType } from '../../../src/kube/client.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
+import { everythingJanusWrote, expectNowhere, secretData } from '../../support/cluster/plaintext.ts';
 import { configMap, data, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
 import { janus as janusCli } from '../../support/processes/cli.ts';
 import type { JanusRunProcess } from '../../support/processes/janus-run.ts';
+import { newAgeKey, sopsBinaries, sopsEncrypt } from '../../support/servers/sops.ts';
 import { createTestRepo, recordedPhase, useGitServer, useJanus } from '../gitops/harness.ts';
 import {
+  ageKeySecret,
   attempted,
   declaration,
   SOURCE_DEPLOYER,
@@ -75,6 +79,12 @@ async function driftMetric(run: JanusRunProcess, source: string): Promise<number
 }
 
 const drifted = (s: Source) => s.status?.conditions?.find((c) => c.type === 'Drifted');
+
+/** A correction Committed, and no drift left. */
+function correctedInSync(s: Source): void {
+  if (s.status?.drift?.correction?.outcome !== 'Committed' || s.status?.drift?.count !== 0)
+    throw new Error(`drift ${JSON.stringify(s.status?.drift)}`);
+}
 
 describe('drift of a source', () => {
   it('shows an edited or deleted object as drift, and not a field only another manager set', {
@@ -157,11 +167,7 @@ describe('drift of a source', () => {
 
     // One correction, or two if a check fell between the edit and the delete: each its own
     // Transaction <source>-drift-<n>, Committed, recorded; together they apply both objects.
-    const corrected = await untilSource(clients.admin, ns.name, 'fixed', (s) => {
-      const correction = s.status?.drift?.correction;
-      if (correction?.outcome !== 'Committed' || s.status?.drift?.count !== 0)
-        throw new Error(`drift ${JSON.stringify(s.status?.drift)}`);
-    });
+    const corrected = await untilSource(clients.admin, ns.name, 'fixed', correctedInSync);
     expect(drifted(corrected)).toMatchObject({ status: 'False', reason: 'InSync' });
     const corrections = (await sourceTransactions(clients.admin, ns.name, 'fixed')).filter((t) =>
       t.metadata.name.startsWith('fixed-drift-'),
@@ -235,6 +241,82 @@ describe('drift of a source', () => {
         `${retries[i + 1]?.metadata.name} after ${failed.metadata.name}`,
       ).toBeGreaterThanOrEqual(Math.floor(retryAfter / 1000) * 1000);
     }
+  });
+});
+
+describe('drift of a source whose Secret is applied encrypted', () => {
+  it('compares the Secret from its Transaction, decrypted, with no render, and puts it back encrypted', {
+    timeout: 600_000,
+  }, async () => {
+    sopsBinaries();
+    const team = await newAgeKey();
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    await serviceAccount(clients.admin, ns.name, 'deployer', SOURCE_DEPLOYER);
+    await ageKeySecret(clients.admin, ns.name, team);
+    const repo = await createTestRepo(git.server);
+    const run = await janus.start({
+      repo: repo.url,
+      namespace: ns.name,
+      args: sourceFlags(),
+      env: DRIFT_ENV,
+      logLevel: 'debug',
+    });
+    // `data`, as a generator writes it (drift compares the fields the source's manager owns: a
+    // Secret applied as stringData owns no data.* field).
+    const secret = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault\ndata:\n  password: ${Buffer.from(password).toString('base64')}\n`;
+    const commit = await repo.push({
+      ...declaration('sealed', ns.name, {
+        path: 'deploy',
+        plain: {},
+        drift: { interval: '1m', correct: true },
+      }),
+      'deploy/config.yaml': yamlDocuments(cm('plain', { mode: 'blue' })),
+      'deploy/secret.yaml': sopsEncrypt(secret, {
+        recipients: [team.recipient],
+        flags: ['--encrypted-regex', '^(data)$'],
+      }),
+    });
+    const applied = await waitForPhase(
+      clients.admin,
+      ns.name,
+      `sealed-${commit.slice(0, 7)}`,
+      'Committed',
+      180_000,
+    );
+    expect(applied.spec.changes.find((c) => c.target.kind === 'Secret')?.sopsContent).toBeDefined();
+    await untilSource(clients.admin, ns.name, 'sealed', attempted(commit, 'Committed'));
+
+    // Both objects compared, none "not compared": the Secret's applied content was found in its
+    // Transaction, decrypted; nothing was rendered again (a render is only for what is not found).
+    const synced = await checkAfterNow(clients.admin, 'sealed');
+    expect(synced.status?.drift).toMatchObject({ count: 0 });
+    expect(drifted(synced)?.message).toBe(
+      `the 2 live object(s) match the render of ${commit.slice(0, 7)}, as last applied`,
+    );
+
+    // Another user changes the password: drift, put back by a correction that carries it encrypted.
+    await clients.admin.patch(
+      { apiVersion: 'v1', kind: 'Secret', namespace: ns.name, name: 'vault' },
+      { data: { password: Buffer.from('changed-by-hand').toString('base64') } },
+      PatchType.merge,
+      { fieldManager: 'kubectl-edit' },
+    );
+    const corrected = await untilSource(clients.admin, ns.name, 'sealed', correctedInSync);
+    expect(drifted(corrected)).toMatchObject({ status: 'False', reason: 'InSync' });
+    expect(await secretData(clients.admin, ns.name, 'vault')).toEqual({ password });
+    const corrections = (await sourceTransactions(clients.admin, ns.name, 'sealed')).filter((t) =>
+      t.metadata.name.startsWith('sealed-drift-'),
+    );
+    expect(corrections.length).toBeGreaterThanOrEqual(1);
+    for (const txn of corrections)
+      for (const change of txn.spec.changes) {
+        expect(change.target.kind).toBe('Secret');
+        expect(change.content).toBeUndefined();
+        expect(change.sopsContent).toBeDefined();
+      }
+    expectNowhere(await everythingJanusWrote(clients.admin, ns.name, repo.bare, await run.logs()), [
+      password,
+    ]);
   });
 });
 

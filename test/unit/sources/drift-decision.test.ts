@@ -233,6 +233,37 @@ describe('a correction', () => {
     ]);
   });
 
+  it('puts an object applied encrypted back as the same sopsContent, never its decrypted content', () => {
+    const a = cm('a', { x: '1' });
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'shop' },
+      data: { p: 'cHc=' },
+    };
+    const inventory = [a, secret].map((o) => inventoryEntry(o, KEY));
+    const contents = new Map([a, secret].map((o) => [keyOf(o), o]));
+    const sealed = new Map([[keyOf(secret), 'ENC sops text']]);
+    const changes = correctionChanges(
+      inventory,
+      [drifted('a'), { ...drifted('s'), object: identityOf(secret) }],
+      contents,
+      sealed,
+    );
+    expect(changes).toEqual([
+      {
+        type: 'Apply',
+        target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a' },
+        content: a,
+      },
+      {
+        type: 'Apply',
+        target: { apiVersion: 'v1', kind: 'Secret', namespace: 'shop', name: 's' },
+        sopsContent: 'ENC sops text',
+      },
+    ]);
+  });
+
   it('is waited for while its Transaction runs, and its outcome written once it ended or was never created', () => {
     const running = startedCorrection(applied(), {
       transaction: 'shop-drift-7',
