@@ -35,7 +35,7 @@ export function readSopsDocument(file: string, text: string): SopsDocument {
   const pairs: SopsDocument['pairs'] = [];
   for (const pair of root.items) {
     const key = keyOf(file, pair.key);
-    if (key === 'sops') metadata = readMetadata(file, plain(file, doc, pair.value));
+    if (key === 'sops') metadata = readMetadata(file, plain(file, pair.value));
     else pairs.push({ key, value: pair.value });
   }
   if (!metadata) throw new SopsError(file, 'has no sops metadata block: it is not encrypted with sops');
@@ -52,26 +52,30 @@ export function walkValues(d: SopsDocument, leaf: LeafVisitor): Record<string, u
   return out;
 }
 
-/** The file (for errors) and the document (for aliases) a walk is in. */
-type Where = Pick<SopsDocument, 'file' | 'doc'>;
+/** The file a walk is in (for errors). */
+type Where = Pick<SopsDocument, 'file'>;
 
 function walk(d: Where, node: unknown, path: string[], leaf: LeafVisitor): unknown {
-  const resolved = isAlias(node) ? node.resolve(d.doc) : node;
-  if (isMap(resolved)) {
+  // sops writes no anchors nor aliases (it encrypts each value where it is). Resolving an alias
+  // walks the whole document, once per alias: a pushed 80 KB file of them held the event loop for
+  // 19 s, before any key or policy was looked at. So an alias is refused.
+  if (isAlias(node))
+    throw new SopsError(d.file, 'holds a YAML alias (*name), which sops never writes: refused', path);
+  if (isMap(node)) {
     const out: Record<string, unknown> = {};
-    for (const pair of resolved.items) {
+    for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const key = keyOf(d.file, pair.key);
       setOwn(out, key, walk(d, pair.value, [...path, key], leaf));
     }
     return out;
   }
-  if (isSeq(resolved)) return resolved.items.map((item) => walk(d, item, path, leaf));
-  if (isScalar(resolved)) {
-    if (resolved.value === null || resolved.value === undefined) return null;
-    return leaf(path, resolved.value);
+  if (isSeq(node)) return node.items.map((item) => walk(d, item, path, leaf));
+  if (isScalar(node)) {
+    if (node.value === null || node.value === undefined) return null;
+    return leaf(path, node.value);
   }
-  if (resolved === null || resolved === undefined) return null;
+  if (node === null || node === undefined) return null;
   throw new SopsError(d.file, 'holds a YAML node Janus cannot read', path);
 }
 
@@ -86,8 +90,8 @@ function keyOf(file: string, key: unknown): string {
 }
 
 /** A node as a plain value (the metadata block: small, and read as it is). */
-function plain(file: string, doc: Document.Parsed, node: unknown): unknown {
-  return walk({ file, doc }, node, [], (_path, value) => value);
+function plain(file: string, node: unknown): unknown {
+  return walk({ file }, node, [], (_path, value) => value);
 }
 
 /** A key of the file as an own property, even `__proto__` (an assignment would set the prototype). */

@@ -4,6 +4,7 @@
  * that says which values are encrypted. What Janus cannot honour is refused by name.
  */
 import { parseEncryptedValue } from './enc-value.ts';
+import { compileSelectionRegex, MatchBudget, SelectionRegexError } from './selection-regex.ts';
 import { SopsError } from './sops-error.ts';
 
 export interface AgeStanza {
@@ -18,7 +19,10 @@ export interface SopsMetadata {
   mac: string;
   lastModified: string;
   macOnlyEncrypted: boolean;
-  /** Whether the value at this key path is encrypted (sops's shouldBeEncrypted). */
+  /**
+   * Whether the value at this key path is encrypted (sops's shouldBeEncrypted). Throws SopsError
+   * when the file's selection regexes cost more than MAX_MATCH_STEPS over its keys.
+   */
   isEncrypted(path: readonly string[]): boolean;
 }
 
@@ -90,14 +94,22 @@ function selection(
     if (v === undefined || v === '') return undefined;
     return typeof v === 'string' ? v : refuse(`sops.${key} is not a string`);
   };
-  const regex = (key: string): RegExp | undefined => {
+  // Read as sops (Go's regexp) reads them, and matched in linear time: a pushed file's regex run
+  // by V8's backtracking engine could hold the event loop for hours (selection-regex.ts).
+  const budget = new MatchBudget();
+  const regex = (key: string): ((k: string) => boolean) | undefined => {
     const source = text(key);
     if (source === undefined) return undefined;
-    try {
-      return new RegExp(source, 'u');
-    } catch {
-      return refuse(`sops.${key} ${JSON.stringify(source)} is not a regular expression Janus can read`);
-    }
+    const compiled = compileSelectionRegex(source, budget);
+    if (typeof compiled !== 'function') return refuse(`sops.${key} ${compiled.refused}`);
+    return (k) => {
+      try {
+        return compiled(k);
+      } catch (e) {
+        if (e instanceof SelectionRegexError) return refuse(`sops.${key} ${e.message}`);
+        throw e;
+      }
+    };
   };
   const unencryptedSuffix = text('unencrypted_suffix');
   const encryptedSuffix = text('encrypted_suffix');
@@ -107,8 +119,8 @@ function selection(
     let encrypted = true;
     if (unencryptedSuffix !== undefined && path.some((k) => k.endsWith(unencryptedSuffix))) encrypted = false;
     if (encryptedSuffix !== undefined) encrypted = path.some((k) => k.endsWith(encryptedSuffix));
-    if (unencryptedRegex !== undefined && path.some((k) => unencryptedRegex.test(k))) encrypted = false;
-    if (encryptedRegex !== undefined) encrypted = path.some((k) => encryptedRegex.test(k));
+    if (unencryptedRegex !== undefined && path.some((k) => unencryptedRegex(k))) encrypted = false;
+    if (encryptedRegex !== undefined) encrypted = path.some((k) => encryptedRegex(k));
     return encrypted;
   };
 }

@@ -60,6 +60,29 @@ describe('decryptSops', () => {
     expect(ours).toEqual(parse(SECRET));
   });
 
+  it('reads the selection regexes users write, as sops (Go regexp) matches them', async () => {
+    const config = `db:
+  host: db.shop
+  password: hunter22
+  Token: t0k3n
+tokens:
+  - password-not-here
+api_key_2: k2
+api_key: k
+`;
+    for (const [flag, regex] of [
+      ['--encrypted-regex', '^(password|token)$'],
+      ['--encrypted-regex', '(?i)^(password|token)$'],
+      ['--encrypted-regex', '_key(_\\d+)?$'],
+      ['--unencrypted-regex', '^(db|host|[a-z]+s)$'],
+    ] as const) {
+      const encrypted = sopsEncrypt(config, { recipients: [team.recipient], flags: [flag, regex] });
+      const ours = await decryptSops('config.sops.yaml', encrypted, [team.identity]);
+      expect(ours, regex).toEqual(parse(sopsDecrypt(encrypted, team.identity)));
+      expect(ours, regex).toEqual(parse(config));
+    }
+  });
+
   it('reads a fully encrypted JSON document with nested mappings and lists', async () => {
     const plain = JSON.stringify({
       apiVersion: 'v1',

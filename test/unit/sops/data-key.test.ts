@@ -38,7 +38,8 @@ async function wrappedFor(recipients: readonly string[]): Promise<string> {
 /** `text` (a sops file) with its `sops.age` list replaced by `entries`. */
 function withAge(text: string, entries: readonly { recipient: string; enc: string }[]): string {
   const doc = parseDocument(text);
-  doc.setIn(['sops', 'age'], entries);
+  // No aliases for the repeated entries: sops never writes one, and a sops file with one is refused.
+  doc.setIn(['sops', 'age'], doc.createNode(entries, { aliasDuplicateObjects: false }));
   return doc.toString({ lineWidth: 0 });
 }
 
