@@ -88,7 +88,8 @@ export async function encryptObject(
     encrypted_regex: encryptedRegex,
     version: SOPS_VERSION,
   };
-  const doc = new Document({ ...body, sops });
+  // Never an alias for a repeated object: sops writes none, and a SOPS file with one is refused.
+  const doc = new Document({ ...body, sops }, { aliasDuplicateObjects: false });
   // Quoted, as sops writes it: unquoted, YAML reads a timestamp, and sops refuses the file.
   const stamp = doc.getIn(['sops', 'lastmodified'], true);
   if (isScalar(stamp)) stamp.type = 'QUOTE_DOUBLE';
