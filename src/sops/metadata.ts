@@ -21,7 +21,7 @@ export interface SopsMetadata {
   macOnlyEncrypted: boolean;
   /**
    * Whether the value at this key path is encrypted (sops's shouldBeEncrypted). Throws SopsError
-   * when the file's selection regexes cost more than MAX_MATCH_STEPS over its keys.
+   * when the file's selection regexes cost more than MAX_MATCH_WORK over its keys.
    */
   isEncrypted(path: readonly string[]): boolean;
 }
