@@ -6,7 +6,16 @@
  * backreferences, no lookaround; Go's repeat bound of 1,000) and linear-time matching. Linear is
  * still keys × program: the work of one document is bounded too.
  */
-import { RE2JS, RE2JSException } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+
+type Re2js = typeof import('re2js');
+let loaded: Re2js | undefined;
+/** Loaded on the first selection regex, not at start: 4.3 MiB resident every controller would carry. */
+const re2js = (): Re2js => {
+  loaded ??= createRequire(import.meta.url)('re2js') as Re2js;
+  return loaded;
+};
 
 /** Longest selection regex read: sops's own are a few field names (`^(data|stringData)$`). */
 export const MAX_SELECTION_REGEX_CHARS = 1024;
@@ -44,9 +53,10 @@ export function compileSelectionRegex(
 ): ((key: string) => boolean) | { refused: string } {
   if (source.length > MAX_SELECTION_REGEX_CHARS)
     return { refused: `is ${source.length} characters: at most ${MAX_SELECTION_REGEX_CHARS} are read` };
+  const { RE2JS: Pattern, RE2JSException } = re2js();
   let regex: RE2JS;
   try {
-    regex = RE2JS.compile(source);
+    regex = Pattern.compile(source);
   } catch (e) {
     if (e instanceof RE2JSException)
       return { refused: `is not a regular expression sops reads: ${e.message}` };
