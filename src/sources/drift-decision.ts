@@ -73,8 +73,11 @@ export function driftDue(status: SourceStatus | undefined, intervalMs: number, n
   if (status.drift?.correction?.outcome === 'InProgress') return { due: false };
   const checkedAt = status.drift?.checkedAt ? Date.parse(status.drift.checkedAt) : Number.NaN;
   if (Number.isNaN(checkedAt)) return { due: true };
+  // A commit applied since: its objects were just applied and verified, the others were in sync
+  // at the last check. Looked at again at once only if that check found drift (its list may be
+  // stale); else at the interval: a check is 2 requests per inventory object, after every commit.
   const applied = status.lastApplied.time ? Date.parse(status.lastApplied.time) : Number.NaN;
-  if (!Number.isNaN(applied) && applied > checkedAt) return { due: true };
+  if (!Number.isNaN(applied) && applied > checkedAt && (status.drift?.count ?? 0) > 0) return { due: true };
   const corrected = status.drift?.correction?.time ? Date.parse(status.drift.correction.time) : Number.NaN;
   if (!Number.isNaN(corrected) && corrected > checkedAt) return { due: true };
   const inMs = checkedAt + intervalMs - now.getTime();

@@ -80,10 +80,18 @@ describe('driftDue', () => {
     expect(driftDue(status, MINUTE, at(60 * MINUTE)).due).toBe(false);
   });
 
-  it('at once when never checked, or when a commit was applied since the last check', () => {
+  it('at once when never checked, or when a commit was applied since a check that found drift', () => {
     expect(driftDue(applied(), MINUTE, T0).due).toBe(true);
-    const checked = { checkedAt: at(-MINUTE / 2).toISOString(), count: 0 };
-    expect(driftDue(applied({ drift: checked }), 10 * MINUTE, T0).due).toBe(true);
+    const drifted = { checkedAt: at(-MINUTE / 2).toISOString(), count: 2 };
+    expect(driftDue(applied({ drift: drifted }), 10 * MINUTE, T0).due).toBe(true);
+  });
+
+  it('at the interval after a commit applied since a check that found none (no full check per commit)', () => {
+    const inSync = { checkedAt: at(-MINUTE / 2).toISOString(), count: 0 };
+    expect(driftDue(applied({ drift: inSync }), 10 * MINUTE, T0)).toEqual({
+      due: false,
+      inMs: 10 * MINUTE - MINUTE / 2,
+    });
   });
 
   it('not while a correction is in flight; at once when one ended since the last check', () => {
