@@ -16,7 +16,13 @@ import { PatchType } from '../../../src/kube/client.ts';
 import type { Objects } from '../../../src/kube/resources.ts';
 import { useClients, useNamespace } from '../../support/cluster/kube.ts';
 import { everythingJanusWrote, expectNowhere, secretData } from '../../support/cluster/plaintext.ts';
-import { configMap, data, serviceAccount, waitForPhase } from '../../support/cluster/saga.ts';
+import {
+  configMap,
+  data,
+  serviceAccount,
+  untilAuthorized,
+  waitForPhase,
+} from '../../support/cluster/saga.ts';
 import { eventually } from '../../support/eventually.ts';
 import { janus as janusCli } from '../../support/processes/cli.ts';
 import type { JanusRunProcess } from '../../support/processes/janus-run.ts';
@@ -331,19 +337,12 @@ async function setDeployerRules(admin: Objects, rules: typeof SOURCE_DEPLOYER): 
     PatchType.merge,
   );
   const mayPatch = rules.some((r) => r.resources.includes('configmaps') && r.verbs.some((v) => v === '*'));
-  await eventually(async () => {
-    const review = await admin.client.request<{ status?: { allowed?: boolean } }>({
-      method: 'POST',
-      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: `system:serviceaccount:${ns.name}:deployer`,
-          resourceAttributes: { namespace: ns.name, verb: 'patch', resource: 'configmaps' },
-        },
-      },
-    });
-    if ((review.status?.allowed === true) !== mayPatch) throw new Error('the Role is not applied yet');
-  });
+  const patchConfigMaps = { apiGroups: [''], resources: ['configmaps'], verbs: ['patch'] };
+  await untilAuthorized(
+    admin,
+    ns.name,
+    `system:serviceaccount:${ns.name}:deployer`,
+    patchConfigMaps,
+    mayPatch,
+  );
 }

@@ -69,13 +69,14 @@ export async function grantJanus(admin: Objects, namespace: string): Promise<voi
  * Waits until the API server's authorizer applies a grant just made: its RBAC informers see a
  * new RoleBinding some milliseconds later, and a request made meanwhile is refused (a test that
  * used it at once failed now and then with 403 on a loaded machine). A SubjectAccessReview asks
- * that same authorizer.
+ * that same authorizer. With `allowed: false`, waits until a grant just taken away is refused.
  */
 export async function untilAuthorized(
   admin: Objects,
   namespace: string,
   user: string,
   rule: Rule,
+  allowed = true,
 ): Promise<void> {
   const [resource = 'pods', subresource] = (
     rule.resources[0] === '*' ? 'pods' : (rule.resources[0] ?? '')
@@ -100,8 +101,8 @@ export async function untilAuthorized(
         spec: { user, resourceAttributes: attributes },
       },
     });
-    if (review.status?.allowed !== true)
-      throw new Error(`${user} may not yet ${verb} ${resource} in ${namespace}`);
+    if ((review.status?.allowed === true) !== allowed)
+      throw new Error(`${user} may ${allowed ? 'not yet' : 'still'} ${verb} ${resource} in ${namespace}`);
   });
 }
 
